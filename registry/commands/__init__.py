@@ -1,0 +1,1 @@
+"""One module per ``mcpdex`` subcommand (or small group of related ones), imported lazily."""

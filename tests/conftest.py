@@ -1,0 +1,95 @@
+"""Fixtures shared by every test package: paths to the real peers, PostgreSQL, the corpus."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+PEERS = REPO / ".peers"
+NPM_MODULES = PEERS / "npm" / "node_modules" / "@modelcontextprotocol"
+CORPUS = REPO.parent / "shared" / "corpus" / "livemcpbench"
+IN_CI = os.environ.get("CI") == "true"
+
+
+def require(condition: bool, why: str) -> None:
+    """Skip locally when a real dependency is missing; in CI a missing dependency is a failure."""
+    if condition:
+        return
+    if IN_CI:
+        pytest.fail(f"{why} (CI must install it: see scripts/test)")
+    pytest.skip(why)
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture(scope="session")
+def node() -> str:
+    path = shutil.which("node")
+    require(path is not None, "node is not on PATH")
+    return path  # type: ignore[return-value]
+
+
+@pytest.fixture(scope="session")
+def npm_peer(node: str):
+    """``npm_peer("server-memory")`` → the argv that starts that official npm server."""
+
+    def argv(name: str, *args: str) -> list[str]:
+        script = NPM_MODULES / name / "dist" / "index.js"
+        require(script.exists(), f"{name} is not installed under .peers/ (run scripts/install-peers)")
+        return [node, str(script), *args]
+
+    return argv
+
+
+@pytest.fixture(scope="session")
+def py_peer():
+    """``py_peer("mcp-server-time")`` → the path of a PyPI peer's console script in its own venv."""
+
+    def path(venv: str, script: str | None = None) -> str:
+        exe = PEERS / "py" / venv / "bin" / (script or venv)
+        require(exe.exists(), f"{venv} is not installed under .peers/py (run scripts/install-peers)")
+        return str(exe)
+
+    return path
+
+
+@pytest.fixture(scope="session")
+def python() -> str:
+    """The interpreter running the tests (has mcpdex and the SDK installed)."""
+    return sys.executable
+
+
+@pytest.fixture(scope="session")
+def corpus_tools() -> list[dict]:
+    import json
+
+    tools_file = CORPUS / "tools.json"
+    if not tools_file.exists():
+        pytest.skip(f"the corpus is not at {CORPUS}")
+    return json.loads(tools_file.read_text(encoding="utf-8"))
+
+
+@pytest.fixture
+def postgres_url() -> Iterator[str]:
+    """A fresh, empty PostgreSQL database for one test, dropped afterwards."""
+    base = os.environ.get("MCPDEX_TEST_POSTGRES_URL")
+    require(bool(base), "MCPDEX_TEST_POSTGRES_URL is not set (scripts/ensure-postgres prints one)")
+    import psycopg
+
+    admin_url = base.replace("postgresql+psycopg://", "postgresql://")  # type: ignore[union-attr]
+    name = f"mcpdex_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    yield admin_url.rsplit("/", 1)[0] + f"/{name}"
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
