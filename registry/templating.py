@@ -1,0 +1,34 @@
+"""The one Jinja2 environment every renderer uses (HTML, Markdown, text).
+
+Autoescape is on for ``.html`` templates; an operator can restyle pages by passing their own
+template folder, which is searched before the bundled one.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import jinja2
+
+from registry.paths import templates_dir
+
+
+@cache
+def environment(user_dir: str | None = None) -> jinja2.Environment:
+    """A cached environment; ``user_dir`` templates override the bundled ones by name."""
+    search = [str(Path(user_dir))] if user_dir else []
+    search.append(str(templates_dir()))
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(search),
+        autoescape=jinja2.select_autoescape(enabled_extensions=("html", "html.j2", "svg.j2")),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+
+
+def render(name: str, user_dir: str | None = None, **context: object) -> str:
+    """Render template ``name`` with ``context``."""
+    return environment(user_dir).get_template(name).render(**context)
