@@ -1,0 +1,145 @@
+"""The httpx client of an ``mcpdex serve`` registry: submit inspections, fetch snapshots, ask compatibility.
+
+Used by ``inspect --save``, ``crawl`` and ``check`` when ``--registry`` is an http(s) URL. Writes carry
+the bearer token from ``MCPDEX_TOKEN``. A 503 (the service's database is restarting) is retried a
+few times with a short back-off before it becomes an error.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from registry.errors import NotFoundError, RegistryError, UsageError
+
+TOKEN_ENV = "MCPDEX_TOKEN"
+_RETRY_DELAYS = (0.5, 1.0, 2.0, 4.0)
+
+
+def is_service_url(url: str | None) -> bool:
+    """Whether a ``--registry`` value names an HTTP service rather than a database."""
+    return bool(url) and url.lower().startswith(("http://", "https://"))  # type: ignore[union-attr]
+
+
+def _server_path(server: str) -> str:
+    # '/' stays literal: the service routes multi-segment names such as ``mcp-servers/everything``.
+    return "/api/servers/" + quote(server, safe="/@")
+
+
+class RegistryClient:
+    """A client of one service; ``token`` defaults to ``$MCPDEX_TOKEN`` and is needed for writes only."""
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        token: str | None = None,
+        timeout: float = 30.0,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        if not is_service_url(base_url):
+            raise UsageError(f"--registry {base_url!r} is not an http(s) URL of an `mcpdex serve` service")
+        self.base_url = base_url.rstrip("/")
+        self.token = token if token is not None else os.environ.get(TOKEN_ENV)
+        self._http = httpx.Client(
+            base_url=self.base_url,
+            timeout=timeout,
+            transport=transport,
+            headers={"Accept": "application/json", "User-Agent": "mcpdex"},
+        )
+
+    def __enter__(self) -> RegistryClient:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._http.close()
+
+    def _request(self, method: str, path: str, *, write: bool = False, **kwargs: Any) -> Any:
+        headers = {}
+        if write:
+            if not self.token:
+                raise UsageError(
+                    f"writing to {self.base_url} needs a token: set {TOKEN_ENV} to one made with "
+                    "`mcpdex token create NAME` on the service's registry"
+                )
+            headers["Authorization"] = f"Bearer {self.token}"
+        for delay in (*_RETRY_DELAYS, None):
+            try:
+                response = self._http.request(method, path, headers=headers, **kwargs)
+            except httpx.HTTPError as exc:
+                raise RegistryError(
+                    f"cannot reach the registry service {self.base_url} ({exc}); check the URL and that "
+                    "`mcpdex serve` is running"
+                ) from None
+            if response.status_code != 503 or delay is None:
+                break
+            time.sleep(delay)
+        return self._answer(response)
+
+    def _answer(self, response: httpx.Response) -> Any:
+        try:
+            body = response.json()
+        except ValueError:
+            body = None
+        if response.is_success:
+            if body is None:
+                raise RegistryError(f"{response.url} answered {response.status_code} without JSON")
+            return body
+        error = (body or {}).get("error") if isinstance(body, dict) else None
+        message = error.get("message") if isinstance(error, dict) else response.text[:200]
+        code = error.get("code") if isinstance(error, dict) else f"http_{response.status_code}"
+        text = f"registry service {self.base_url}: {message} ({code}, HTTP {response.status_code})"
+        if response.status_code == 404:
+            raise NotFoundError(text)
+        raise RegistryError(text)
+
+    def submit(
+        self,
+        server: str,
+        snapshot: dict[str, Any] | None,
+        *,
+        error: str | None = None,
+        started_at: str | None = None,
+        duration_s: float = 0.0,
+    ) -> dict[str, Any]:
+        """Record an inspection of ``server``: a snapshot, or ``snapshot=None`` with the ``error``.
+
+        Returns the service's answer: ``server``, ``version``, ``digest``, ``new_version``, ``inspection_id``.
+        """
+        if snapshot is None and not error:
+            raise UsageError("a failed inspection needs its error message")
+        body: dict[str, Any] = {"ok": snapshot is not None, "snapshot": snapshot, "error": error}
+        if started_at:
+            body["startedAt"] = started_at
+        body["durationS"] = duration_s
+        return self._request("POST", _server_path(server) + "/inspections", write=True, json=body)
+
+    def snapshot(self, server: str, version: str | None = None) -> dict[str, Any]:
+        """The recorded snapshot of ``server`` at ``version`` (the latest when None)."""
+        if version is None:
+            return self._request("GET", _server_path(server) + "/snapshot")
+        return self._request("GET", _server_path(server) + "/versions/" + quote(version, safe=""))
+
+    def servers(self, **filters: Any) -> dict[str, Any]:
+        """One page of the server list; filters are ``q``, ``tier``, ``page``, ``per_page``."""
+        return self._request("GET", "/api/servers", params={k: v for k, v in filters.items() if v})
+
+    def server(self, server: str) -> dict[str, Any]:
+        return self._request("GET", _server_path(server))
+
+    def versions(self, server: str) -> list[dict[str, Any]]:
+        return self._request("GET", _server_path(server) + "/versions")["versions"]
+
+    def compatibility(
+        self, server: str, snapshot: dict[str, Any], version: str | None = None
+    ) -> dict[str, Any]:
+        """Diff ``snapshot`` against the recorded latest (or ``version``) without storing it."""
+        params = {"version": version} if version else None
+        return self._request("POST", _server_path(server) + "/compatibility", json=snapshot, params=params)

@@ -1,0 +1,764 @@
+"""The registry as an HTTP service: a Starlette app over the store, the diff, the scorer and the pages.
+
+Reads are public and carry ``ETag`` and ``Cache-Control``; writes need a bearer token from
+``registry.tokens``. Every endpoint is one row of ``ENDPOINTS``, from which both the routes and the
+OpenAPI document are built. Errors are JSON ``{"error": {"code", "message"}}``; a database outage is a
+503 with ``Retry-After``, never a half-written inspection (the store writes each one in a transaction).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import logging
+import re
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from functools import cache, partial
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+from anyio import to_thread
+from sqlalchemy import exc as sa_exc
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Route
+
+from registry.errors import MCPDexError, NotFoundError, SnapshotError
+from registry.snapshot import compute_digest, parse_snapshot, server_version
+from registry.tokens import TokenRecord, TokenRejected, TokenStore, open_tokens
+
+log = logging.getLogger("mcpdex.serve")
+
+MAX_BODY_BYTES = 4 * 1024 * 1024
+SNAPSHOT_SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "snapshot.schema.json"
+
+# A server name is one or more '/'-separated segments (``mcp-servers/everything``); the first may
+# start with '@' like an npm scope. Segments that are route words would make URLs ambiguous.
+_NAME_SHAPE = re.compile(r"^@?[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)*$")
+_ROUTE_WORDS = frozenset({"versions", "changelog", "score", "inspections", "compatibility", "snapshot"})
+_MAX_NAME = 200
+_MAX_LABEL = 128
+_TIERS = frozenset("ABCDF")
+
+READ_CACHE = "public, max-age=30"
+VERSION_CACHE = "public, max-age=300"
+
+# The body of POST .../inspections; a bare snapshot document is accepted as shorthand for ok=true.
+SUBMISSION_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        "ok": {"type": "boolean"},
+        "snapshot": {"type": ["object", "null"]},
+        "error": {"type": ["string", "null"], "maxLength": 10000},
+        "startedAt": {"type": "string", "format": "date-time", "maxLength": 40},
+        "durationS": {"type": "number", "minimum": 0, "maximum": 86400},
+    },
+    "required": ["ok"],
+}
+ERROR_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "error": {
+            "type": "object",
+            "properties": {"code": {"type": "string"}, "message": {"type": "string"}},
+            "required": ["code", "message"],
+        }
+    },
+    "required": ["error"],
+}
+
+
+class ApiError(Exception):
+    """An expected failure answered as ``{"error": {"code", "message"}}`` with ``status``."""
+
+    def __init__(self, status: int, code: str, message: str, headers: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message, self.headers = status, code, message, headers or {}
+
+
+@cache
+def snapshot_schema() -> dict[str, Any]:
+    """The published JSON Schema of the snapshot format (served at /api/schema/snapshot.json)."""
+    return json.loads(SNAPSHOT_SCHEMA_PATH.read_text(encoding="utf-8"))
+
+
+@cache
+def _snapshot_validator() -> jsonschema.protocols.Validator:
+    schema = snapshot_schema()
+    cls = jsonschema.validators.validator_for(schema)
+    return cls(schema, format_checker=cls.FORMAT_CHECKER)
+
+
+@cache
+def _submission_validator() -> jsonschema.protocols.Validator:
+    return jsonschema.Draft202012Validator(SUBMISSION_SCHEMA, format_checker=jsonschema.FormatChecker())
+
+
+def _first_error(validator: jsonschema.protocols.Validator, document: Any, what: str, code: str) -> None:
+    error = jsonschema.exceptions.best_match(validator.iter_errors(document))
+    if error is not None:
+        where = "/".join(str(part) for part in error.absolute_path) or "(root)"
+        raise ApiError(422, code, f"{what} field {where}: {error.message[:300]}")
+
+
+def check_server_name(name: str) -> str:
+    """``name`` if a server may be recorded under it; ApiError 400 saying what is allowed otherwise."""
+    if len(name) > _MAX_NAME or not _NAME_SHAPE.match(name):
+        raise ApiError(
+            400,
+            "invalid_server_name",
+            f"server name {name[:80]!r} is not allowed: use letters, digits, '.', '_' and '-' in "
+            f"'/'-separated segments (at most {_MAX_NAME} characters, optional leading '@')",
+        )
+    if _ROUTE_WORDS.intersection(name.split("/")):
+        raise ApiError(
+            400,
+            "invalid_server_name",
+            f"server name {name!r} has a segment that is a route word ({', '.join(sorted(_ROUTE_WORDS))})",
+        )
+    return name
+
+
+def _check_snapshot(document: Any) -> dict[str, Any]:
+    """Validate a submitted snapshot against the published schema and the format's own checks."""
+    if not isinstance(document, dict):
+        raise ApiError(422, "invalid_snapshot", "the snapshot must be a JSON object in the mcpdex format")
+    _first_error(_snapshot_validator(), document, "snapshot", "invalid_snapshot")
+    try:
+        snapshot = parse_snapshot(json.dumps(document), origin="snapshot")
+    except SnapshotError as exc:
+        raise ApiError(422, "invalid_snapshot", str(exc)) from None
+    label = server_version(snapshot)
+    if len(label) > _MAX_LABEL or not label.isprintable():
+        raise ApiError(
+            422,
+            "invalid_snapshot",
+            f"snapshot version label must be printable, at most {_MAX_LABEL} characters",
+        )
+    return dict(snapshot)
+
+
+# ---------------------------------------------------------------- the request/response plumbing
+
+
+async def _db(function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """Run a blocking store call in a worker thread."""
+    return await to_thread.run_sync(partial(function, *args, **kwargs))
+
+
+def _is_database_outage(exc: BaseException) -> bool:
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, sa_exc.OperationalError | sa_exc.InterfaceError | sa_exc.TimeoutError):
+            return True
+        if isinstance(seen, sa_exc.DBAPIError) and seen.connection_invalidated:
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def _error_response(status: int, code: str, message: str, headers: dict[str, str] | None = None) -> Response:
+    body = {"error": {"code": code, "message": message}}
+    return JSONResponse(body, status_code=status, headers={"Cache-Control": "no-store", **(headers or {})})
+
+
+def _etag(body: bytes) -> str:
+    return '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+
+
+def _matches(if_none_match: str | None, etag: str) -> bool:
+    if not if_none_match:
+        return False
+    tags = {tag.strip().removeprefix("W/") for tag in if_none_match.split(",")}
+    return "*" in tags or etag in tags
+
+
+def cached(request: Request, body: bytes, media_type: str, cache_control: str) -> Response:
+    """A read response with a strong ETag; 304 when the client already holds this body."""
+    etag = _etag(body)
+    headers = {"ETag": etag, "Cache-Control": cache_control}
+    if _matches(request.headers.get("if-none-match"), etag):
+        return Response(status_code=304, headers=headers)
+    return Response(body, media_type=media_type, headers=headers)
+
+
+def _json_bytes(payload: Any) -> bytes:
+    return json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+async def read_json(request: Request) -> Any:
+    """The request body parsed as JSON, refused past the size limit or when it is not JSON."""
+    limit: int = request.app.state.max_body_bytes
+    content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if content_type != "application/json":
+        raise ApiError(
+            415, "unsupported_media_type", "send the body as JSON with Content-Type: application/json"
+        )
+    declared = request.headers.get("content-length")
+    if declared is not None and (not declared.isdigit() or int(declared) > limit):
+        raise ApiError(413, "body_too_large", f"the request body is over the limit of {limit} bytes")
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise ApiError(413, "body_too_large", f"the request body is over the limit of {limit} bytes")
+        chunks.append(chunk)
+    try:
+        return json.loads(b"".join(chunks))
+    except (ValueError, RecursionError) as exc:
+        raise ApiError(400, "invalid_json", f"the request body is not valid JSON ({exc})"[:300]) from None
+
+
+async def require_token(request: Request, server: str) -> TokenRecord:
+    """The bearer token of the request, if it may write to ``server``; 401/403 otherwise."""
+    challenge = {"WWW-Authenticate": 'Bearer realm="mcpdex"'}
+    scheme, _, presented = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() != "bearer" or not presented.strip():
+        raise ApiError(
+            401,
+            "token_missing",
+            "writes need 'Authorization: Bearer <token>'; create one with `mcpdex token create`",
+            challenge,
+        )
+    tokens: TokenStore = request.app.state.tokens
+    try:
+        token = await _db(tokens.authenticate, presented.strip())
+    except TokenRejected as exc:
+        raise ApiError(401, f"token_{exc.reason}", str(exc), challenge) from None
+    if not token.allows(server):
+        raise ApiError(
+            403,
+            "token_out_of_scope",
+            f"token {token.name!r} may write to servers matching {token.scope!r}, not {server!r}",
+        )
+    await _db(tokens.touch, token)
+    return token
+
+
+# ---------------------------------------------------------------- scores, cached by digest
+
+
+class _ScoreCache:
+    """Scorecards keyed by snapshot digest: a digest's score never changes, so entries never go stale."""
+
+    def __init__(self, size: int = 2048) -> None:
+        self._size = size
+        self._entries: OrderedDict[str, dict[str, Any]] = OrderedDict()
+
+    def get(self, snapshot: dict[str, Any]) -> dict[str, Any]:
+        from scoring import score_snapshot
+
+        digest = snapshot.get("digest") or compute_digest(snapshot)
+        if digest in self._entries:
+            self._entries.move_to_end(digest)
+            return self._entries[digest]
+        scorecard = score_snapshot(snapshot)
+        self._entries[digest] = scorecard
+        if len(self._entries) > self._size:
+            self._entries.popitem(last=False)
+        return scorecard
+
+    def known(self, digest: str) -> dict[str, Any] | None:
+        return self._entries.get(digest)
+
+
+def _score_brief(scorecard: dict[str, Any]) -> dict[str, Any]:
+    server_score = scorecard["server_score"]
+    return {"tier": server_score["tier"], "overall": server_score["overall"]}
+
+
+async def _brief_for(request: Request, server: str, digest: str | None) -> dict[str, Any] | None:
+    if not digest:
+        return None
+    scores: _ScoreCache = request.app.state.scores
+    scorecard = scores.known(digest)
+    if scorecard is None:
+        snapshot = await _db(request.app.state.store.snapshot, server)
+        scorecard = await to_thread.run_sync(scores.get, snapshot)
+    return _score_brief(scorecard)
+
+
+# ---------------------------------------------------------------- handlers
+
+
+def _int_param(request: Request, name: str, default: int, low: int, high: int) -> int:
+    raw = request.query_params.get(name)
+    if raw is None:
+        return default
+    if not raw.isdigit() or not low <= int(raw) <= high:
+        raise ApiError(
+            400, "invalid_parameter", f"query parameter {name!r} must be an integer from {low} to {high}"
+        )
+    return int(raw)
+
+
+def _summary_dict(summary: Any) -> dict[str, Any]:
+    return dataclasses.asdict(summary)
+
+
+async def list_servers(request: Request) -> Response:
+    page = _int_param(request, "page", 1, 1, 1_000_000)
+    per_page = _int_param(request, "per_page", 50, 1, 200)
+    query = request.query_params.get("q", "").strip().lower()
+    if len(query) > 200:
+        raise ApiError(400, "invalid_parameter", "query parameter 'q' is at most 200 characters")
+    tiers = {t.strip().upper() for t in request.query_params.get("tier", "").split(",") if t.strip()}
+    if not tiers <= _TIERS:
+        raise ApiError(400, "invalid_parameter", "query parameter 'tier' takes letters from A, B, C, D, F")
+    summaries = await _db(request.app.state.store.servers)
+    if query:
+        summaries = [s for s in summaries if query in s.name.lower() or query in (s.title or "").lower()]
+    items = []
+    for summary in summaries:
+        item = _summary_dict(summary)
+        item["score"] = await _brief_for(request, summary.name, summary.latest_digest) if tiers else None
+        if not tiers or (item["score"] and item["score"]["tier"] in tiers):
+            items.append(item)
+    total = len(items)
+    items = items[(page - 1) * per_page : page * per_page]
+    for item in items:
+        if item["score"] is None:
+            item["score"] = await _brief_for(request, item["name"], item["latest_digest"])
+    more = page * per_page < total
+    payload = {
+        "servers": items,
+        "page": page,
+        "per_page": per_page,
+        "total": total,
+        "next_page": page + 1 if more else None,
+    }
+    return cached(request, _json_bytes(payload), "application/json", READ_CACHE)
+
+
+async def get_server(request: Request) -> Response:
+    name = request.path_params["name"]
+    store = request.app.state.store
+    versions = await _db(store.versions, name)
+    inspections = await _db(store.inspections, name, 20)
+    latest = versions[-1] if versions else None
+    last = inspections[0] if inspections else None
+    payload = {
+        "name": name,
+        "title": ((latest.snapshot.get("server") or {}).get("title") if latest else None),
+        "latest_version": latest.label if latest else None,
+        "latest_digest": latest.digest if latest else None,
+        "version_count": len(versions),
+        "last_inspected_at": last.at if last else None,
+        "last_ok": last.ok if last else None,
+        "last_error": last.error if last else None,
+        "score": await _brief_for(request, name, latest.digest if latest else None),
+        "versions": [_version_dict(v) for v in reversed(versions)],
+        "inspections": [dataclasses.asdict(i) for i in inspections],
+    }
+    return cached(request, _json_bytes(payload), "application/json", READ_CACHE)
+
+
+def _version_dict(version: Any) -> dict[str, Any]:
+    return {k: v for k, v in dataclasses.asdict(version).items() if k != "snapshot"}
+
+
+async def list_versions(request: Request) -> Response:
+    name = request.path_params["name"]
+    versions = await _db(request.app.state.store.versions, name)
+    payload = {"server": name, "versions": [_version_dict(v) for v in versions]}
+    return cached(request, _json_bytes(payload), "application/json", READ_CACHE)
+
+
+async def get_version(request: Request) -> Response:
+    name, version = request.path_params["name"], request.path_params["version"]
+    snapshot = await _db(request.app.state.store.snapshot, name, version)
+    return cached(request, _json_bytes(snapshot), "application/json", VERSION_CACHE)
+
+
+async def get_latest_snapshot(request: Request) -> Response:
+    snapshot = await _db(request.app.state.store.snapshot, request.path_params["name"])
+    return cached(request, _json_bytes(snapshot), "application/json", READ_CACHE)
+
+
+async def get_changelog(request: Request) -> Response:
+    from registry.changelog import build_changelog
+
+    name = request.path_params["name"]
+    versions = await _db(request.app.state.store.versions, name)
+    if not versions:
+        raise NotFoundError(f"no server named {name!r} in this registry")
+    changelog = await to_thread.run_sync(build_changelog, versions)
+    return cached(
+        request, _json_bytes({"server": name, "changelog": changelog}), "application/json", READ_CACHE
+    )
+
+
+async def get_score(request: Request) -> Response:
+    name = request.path_params["name"]
+    version = request.query_params.get("version")
+    snapshot = await _db(request.app.state.store.snapshot, name, version)
+    scorecard = await to_thread.run_sync(request.app.state.scores.get, snapshot)
+    return cached(request, _json_bytes(scorecard), "application/json", READ_CACHE)
+
+
+async def submit_inspection(request: Request) -> Response:
+    name = check_server_name(request.path_params["name"])
+    await require_token(request, name)
+    body = await read_json(request)
+    if isinstance(body, dict) and "format" in body:
+        body = {"ok": True, "snapshot": body}
+    if not isinstance(body, dict):
+        raise ApiError(422, "invalid_submission", "the body must be a snapshot or {ok, snapshot, error, ...}")
+    _first_error(_submission_validator(), body, "submission", "invalid_submission")
+    snapshot = _check_snapshot(body.get("snapshot")) if body["ok"] else None
+    if body["ok"] and body.get("error"):
+        raise ApiError(422, "invalid_submission", "an ok inspection carries no 'error'")
+    if not body["ok"] and (body.get("snapshot") is not None or not body.get("error")):
+        raise ApiError(422, "invalid_submission", "a failed inspection carries its 'error' and no 'snapshot'")
+    started_at = body.get("startedAt") or (snapshot or {}).get("capturedAt") or _now()
+    recorded = await _db(
+        request.app.state.store.record_inspection,
+        snapshot,
+        server=name,
+        ok=bool(body["ok"]),
+        error=body.get("error"),
+        started_at=started_at,
+        duration_s=float(body.get("durationS", 0.0)),
+    )
+    return JSONResponse(
+        dataclasses.asdict(recorded),
+        status_code=201 if recorded.new_version else 200,
+        headers={"Cache-Control": "no-store"},
+    )
+
+
+async def check_compatibility(request: Request) -> Response:
+    from registry.diff import diff_snapshots
+
+    name = request.path_params["name"]
+    body = await read_json(request)
+    candidate = _check_snapshot(body)
+    base = await _db(request.app.state.store.snapshot, name, request.query_params.get("version"))
+    changes = await to_thread.run_sync(diff_snapshots, base, candidate)
+    counts = {
+        level: sum(1 for c in changes if c["level"] == level) for level in ("breaking", "warning", "info")
+    }
+    payload = {
+        "server": name,
+        "base": {"version": server_version(base), "digest": base.get("digest") or compute_digest(base)},
+        "candidate": {"version": server_version(candidate), "digest": candidate["digest"]},
+        "compatible": counts["breaking"] == 0,
+        "counts": counts,
+        "changes": changes,
+    }
+    return JSONResponse(payload, headers={"Cache-Control": "no-store"})
+
+
+async def get_openapi(request: Request) -> Response:
+    return cached(request, _json_bytes(openapi_document()), "application/json", "public, max-age=3600")
+
+
+async def get_snapshot_schema(request: Request) -> Response:
+    return cached(request, _json_bytes(snapshot_schema()), "application/schema+json", "public, max-age=3600")
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+# ---------------------------------------------------------------- the endpoint table
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    where: str  # "path" | "query"
+    description: str
+    schema: dict[str, Any] = field(default_factory=lambda: {"type": "string"})
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    method: str
+    path: str
+    operation_id: str
+    summary: str
+    handler: Callable[[Request], Awaitable[Response]]
+    params: tuple[Param, ...] = ()
+    body: str | None = None  # a component schema name
+    responses: dict[int, str] = field(default_factory=dict)
+    auth: bool = False
+
+
+_NAME = Param("name", "path", "The server's registry name; may contain '/' between segments.")
+_VERSION_Q = Param("version", "query", "A recorded version label; the latest version when absent.")
+_OK = {200: "OK", 304: "Not modified (If-None-Match)"}
+_NOT_FOUND = {404: "No such server or version", 503: "The registry database is unavailable"}
+
+ENDPOINTS: tuple[Endpoint, ...] = (
+    Endpoint(
+        "GET",
+        "/api/servers",
+        "listServers",
+        "List servers, newest inspection first, paginated.",
+        list_servers,
+        (
+            Param("q", "query", "Case-insensitive substring of the name or title."),
+            Param("tier", "query", "Comma-separated tiers (A,B,C,D,F) of the latest version's score."),
+            Param("page", "query", "Page number, from 1.", {"type": "integer", "minimum": 1}),
+            Param(
+                "per_page", "query", "Servers per page.", {"type": "integer", "minimum": 1, "maximum": 200}
+            ),
+        ),
+        responses={**_OK, 400: "Bad query parameter", 503: _NOT_FOUND[503]},
+    ),
+    Endpoint(
+        "GET",
+        "/api/servers/{name}/versions",
+        "listVersions",
+        "The recorded versions, oldest first.",
+        list_versions,
+        (_NAME,),
+        responses={**_OK, **_NOT_FOUND},
+    ),
+    Endpoint(
+        "GET",
+        "/api/servers/{name}/versions/{version}",
+        "getVersion",
+        "The snapshot of one version.",
+        get_version,
+        (_NAME, Param("version", "path", "The version label.")),
+        responses={**_OK, **_NOT_FOUND},
+    ),
+    Endpoint(
+        "GET",
+        "/api/servers/{name}/snapshot",
+        "getLatestSnapshot",
+        "The snapshot of the latest version.",
+        get_latest_snapshot,
+        (_NAME,),
+        responses={**_OK, **_NOT_FOUND},
+    ),
+    Endpoint(
+        "GET",
+        "/api/servers/{name}/changelog",
+        "getChangelog",
+        "The schema changelog across all versions.",
+        get_changelog,
+        (_NAME,),
+        responses={**_OK, **_NOT_FOUND},
+    ),
+    Endpoint(
+        "GET",
+        "/api/servers/{name}/score",
+        "getScore",
+        "The scorecard of the latest (or a named) version.",
+        get_score,
+        (_NAME, _VERSION_Q),
+        responses={**_OK, **_NOT_FOUND},
+    ),
+    Endpoint(
+        "POST",
+        "/api/servers/{name}/inspections",
+        "submitInspection",
+        "Record an inspection: a snapshot (answers whether it made a new version) or a failure.",
+        submit_inspection,
+        (_NAME,),
+        body="Submission",
+        responses={
+            200: "Recorded; the version was already known",
+            201: "Recorded; a new version",
+            400: "Malformed JSON or server name",
+            401: "Missing, unknown or revoked token",
+            403: "The token's scope does not cover this server",
+            413: "Body over the size limit",
+            415: "Body is not JSON",
+            422: "The snapshot or submission does not validate",
+            503: _NOT_FOUND[503],
+        },
+        auth=True,
+    ),
+    Endpoint(
+        "POST",
+        "/api/servers/{name}/compatibility",
+        "checkCompatibility",
+        "Diff a candidate snapshot against the latest (or a named) version without storing it.",
+        check_compatibility,
+        (_NAME, _VERSION_Q),
+        body="Snapshot",
+        responses={
+            200: "The changes and the verdict",
+            400: "Malformed JSON",
+            413: "Body over the size limit",
+            422: "The snapshot does not validate",
+            **_NOT_FOUND,
+        },
+    ),
+    Endpoint(
+        "GET",
+        "/api/servers/{name}",
+        "getServer",
+        "A server: summary, versions, recent inspections, score.",
+        get_server,
+        (_NAME,),
+        responses={**_OK, **_NOT_FOUND},
+    ),
+    Endpoint(
+        "GET",
+        "/api/schema/snapshot.json",
+        "getSnapshotSchema",
+        "The JSON Schema submissions are validated against.",
+        get_snapshot_schema,
+        responses=_OK,
+    ),
+    Endpoint("GET", "/api/openapi.json", "getOpenAPI", "This document.", get_openapi, responses=_OK),
+)
+
+
+def _route_path(endpoint: Endpoint) -> str:
+    # Names may hold '/', so the name is a path parameter; routes with a suffix come before the bare one.
+    return endpoint.path.replace("{name}", "{name:path}")
+
+
+@cache
+def openapi_document() -> dict[str, Any]:
+    """The OpenAPI 3.1 description of ``ENDPOINTS``."""
+    paths: dict[str, dict[str, Any]] = {}
+    for endpoint in ENDPOINTS:
+        operation: dict[str, Any] = {
+            "operationId": endpoint.operation_id,
+            "summary": endpoint.summary,
+            "parameters": [
+                {
+                    "name": p.name,
+                    "in": p.where,
+                    "required": p.where == "path",
+                    "description": p.description,
+                    "schema": p.schema,
+                }
+                for p in endpoint.params
+            ],
+            "responses": {
+                str(status): {
+                    "description": text,
+                    **(
+                        {}
+                        if (status in (200, 201) and endpoint.method == "GET") or status == 304
+                        else {
+                            "content": {
+                                "application/json": {"schema": {"$ref": "#/components/schemas/Error"}}
+                            }
+                        }
+                        if status >= 400
+                        else {}
+                    ),
+                }
+                for status, text in endpoint.responses.items()
+            },
+        }
+        if endpoint.body:
+            operation["requestBody"] = {
+                "required": True,
+                "content": {
+                    "application/json": {"schema": {"$ref": f"#/components/schemas/{endpoint.body}"}}
+                },
+            }
+        if endpoint.auth:
+            operation["security"] = [{"bearer": []}]
+        paths.setdefault(endpoint.path, {})[endpoint.method.lower()] = operation
+    submission = json.loads(json.dumps(SUBMISSION_SCHEMA))
+    submission["properties"]["snapshot"] = {
+        "oneOf": [{"$ref": "#/components/schemas/Snapshot"}, {"type": "null"}]
+    }
+    snapshot = {k: v for k, v in snapshot_schema().items() if k not in ("$schema", "$id")}
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "mcpdex registry",
+            "version": metadata.version("mcpdex"),
+            "description": "Snapshots, versions, changelogs and scores of MCP servers' tool definitions.",
+        },
+        "paths": paths,
+        "components": {
+            "schemas": {"Snapshot": snapshot, "Submission": submission, "Error": ERROR_SCHEMA},
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+        },
+    }
+
+
+# ---------------------------------------------------------------- the app
+
+
+def _exception_handlers() -> dict[Any, Callable[[Request, Exception], Awaitable[Response]]]:
+    async def api_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, ApiError)
+        return _error_response(exc.status, exc.code, exc.message, exc.headers)
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, f"http_{exc.status_code}")
+        message = "no such endpoint; see /api/openapi.json" if exc.status_code == 404 else str(exc.detail)
+        return _error_response(exc.status_code, code, message, dict(exc.headers or {}))
+
+    async def unexpected(request: Request, exc: Exception) -> Response:
+        if _is_database_outage(exc):
+            log.warning("database unavailable: %s", str(exc).splitlines()[0][:200])
+            return _error_response(
+                503,
+                "database_unavailable",
+                "the registry database is unavailable; retry shortly",
+                {"Retry-After": "2"},
+            )
+        if isinstance(exc, NotFoundError):
+            return _error_response(404, "not_found", str(exc))
+        if isinstance(exc, MCPDexError):
+            return _error_response(400, "bad_request", str(exc))
+        log.exception("unexpected error on %s %s", request.method, request.url.path)
+        return _error_response(500, "internal_error", "the service failed unexpectedly; the error is logged")
+
+    return {ApiError: api_error, HTTPException: http_error, Exception: unexpected}
+
+
+def create_app(
+    registry_url: str | None = None,
+    *,
+    template_dir: str | None = None,
+    max_body_bytes: int = MAX_BODY_BYTES,
+) -> Starlette:
+    """The service over the registry at ``registry_url`` (the default registry when None)."""
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette):  # type: ignore[no-untyped-def]
+        from registry.store import open_store
+
+        store = await _db(open_store, registry_url)
+        app.state.store = store
+        app.state.tokens = await _db(open_tokens, store)
+        try:
+            yield
+        finally:
+            await _db(store.close)
+
+    routes = [Route(_route_path(e), e.handler, methods=[e.method]) for e in ENDPOINTS]
+    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers=_exception_handlers())
+    app.state.max_body_bytes = max_body_bytes
+    app.state.template_dir = template_dir
+    app.state.scores = _ScoreCache()
+    return app
+
+
+__all__ = [
+    "ENDPOINTS",
+    "MAX_BODY_BYTES",
+    "ApiError",
+    "HTMLResponse",
+    "check_server_name",
+    "create_app",
+    "openapi_document",
+    "snapshot_schema",
+]
