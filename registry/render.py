@@ -1,0 +1,772 @@
+"""Directory pages and reports: plain data in, rendered files out.
+
+Pure: no network, no database, no clock. Servers, tools and descriptions come from servers
+nobody vetted, so every string reaches a template as data (autoescaped there), file names are
+slugs made here, and the same input always renders byte-identical output.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+import unicodedata
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, TypedDict
+
+from markupsafe import Markup
+
+from registry.snapshot import server_version
+from registry.templating import render
+
+SITE_FORMAT = "mcpdex.site/1"
+
+# Display order and labels of the six TDQS dimensions (the scorecard's keys).
+DIMENSIONS: tuple[tuple[str, str], ...] = (
+    ("purpose", "Purpose"),
+    ("usage_guidelines", "Usage Guidelines"),
+    ("behavior", "Behavior"),
+    ("parameters", "Parameters"),
+    ("conciseness", "Conciseness"),
+    ("completeness", "Completeness"),
+)
+COHERENCE_LABELS = {
+    "disambiguation": "Disambiguation",
+    "naming_consistency": "Naming Consistency",
+    "naming": "Naming Consistency",
+    "tool_count": "Tool Count",
+    "tool_count_appropriateness": "Tool Count",
+    "completeness": "Completeness",
+}
+# Annotation hints shown as badges when a tool declares them true.
+ANNOTATION_BADGES: tuple[tuple[str, str], ...] = (
+    ("readOnlyHint", "Read-only"),
+    ("destructiveHint", "Destructive"),
+    ("idempotentHint", "Idempotent"),
+    ("openWorldHint", "Open-world"),
+)
+LEVEL_RANK = {"breaking": 3, "warning": 2, "info": 1}
+TIERS = ("A", "B", "C", "D", "F")
+# Sorting keys for the index's tier column: A first ascending, unknown last.
+_TIER_RANK = {tier: rank for rank, tier in enumerate(TIERS)}
+# Schema nesting shown in the tables; deeper levels stay in the raw JSON Schema view.
+_MAX_SCHEMA_DEPTH = 10
+_SLUG_MAX = 60
+_HASHED_SUFFIX = re.compile(r"-[0-9a-f]{8}$")
+_CLEAN_NAME = re.compile(r"^[a-z0-9]+(?:[-_][a-z0-9]+)*$")
+# Device names Windows refuses as file names, whatever the extension.
+_RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)), *(f"lpt{i}" for i in range(10))}
+
+
+class VersionEntry(TypedDict):
+    """One recorded version and the changes that led to it from the previous one."""
+
+    label: str
+    digest: str | None
+    first_seen: str | None
+    last_seen: str | None
+    changes: list[dict[str, Any]]
+
+
+@dataclass
+class ServerData:
+    """Everything shown about one server; all of it plain data from the store, diff and scorer."""
+
+    name: str
+    snapshot: dict[str, Any]
+    versions: list[VersionEntry] = field(default_factory=list)  # oldest → newest
+    scorecard: dict[str, Any] | None = None
+    inspections: list[dict[str, Any]] = field(default_factory=list)  # newest first
+    profile: dict[str, Any] | None = None
+
+
+# ---------------------------------------------------------------- slugs
+
+
+def slugify(name: str, fallback: str = "item") -> str:
+    """A lowercase ``[a-z0-9-]`` file-name stem for ``name``.
+
+    Names that already are such a stem keep it; any other name (dots, slashes, case,
+    non-ASCII, control or bidi characters) gets its folded form plus 8 hex of its sha256, so
+    ``../../etc`` becomes ``etc-<hash>`` and never a path.
+    """
+    if (
+        _CLEAN_NAME.match(name)
+        and len(name) <= _SLUG_MAX
+        and not _HASHED_SUFFIX.search(name)
+        and (name not in _RESERVED)
+    ):
+        return name
+    folded = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii").lower()
+    stem = re.sub(r"[^a-z0-9_]+", "-", folded).strip("-")[:_SLUG_MAX].strip("-") or fallback
+    return f"{stem}-{hashlib.sha256(name.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
+
+
+def assign_slugs(names: Sequence[str], fallback: str = "item") -> list[str]:
+    """Slugs for ``names`` in order, unique among themselves even for duplicate names."""
+    used: set[str] = set()
+    slugs = []
+    for name in names:
+        slug = base = slugify(name, fallback)
+        counter = 2
+        while slug in used:
+            slug = f"{base}-{counter}"
+            counter += 1
+        used.add(slug)
+        slugs.append(slug)
+    return slugs
+
+
+# ---------------------------------------------------------------- view models
+
+
+def _as_text(value: Any) -> str:
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def pretty_json(value: Any) -> str:
+    """Indented JSON with sorted keys: how schemas and before/after values are shown."""
+    return json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False)
+
+
+def format_time(stamp: str | None) -> str:
+    """``2026-09-18T10:00:00Z`` → ``Sep 18, 2026 10:00 UTC``; anything unparseable is shown as is."""
+    if not stamp:
+        return ""
+    try:
+        moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except (ValueError, AttributeError):
+        return str(stamp)
+    zone = " UTC" if moment.utcoffset() is not None and not moment.utcoffset() else ""
+    return f"{moment:%b} {moment.day}, {moment.year} {moment:%H:%M}{zone}"
+
+
+def format_date(stamp: str | None) -> str:
+    """``2026-09-18T10:00:00Z`` → ``Sep 18, 2026``."""
+    text = format_time(stamp)
+    return text.rsplit(" ", 2)[0] if text.endswith(" UTC") else text
+
+
+def _schema_type(schema: dict[str, Any], root: dict[str, Any]) -> str:
+    schema = _resolve_ref(schema, root, set())
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        return " | ".join(_as_text(item) for item in kind)
+    if isinstance(kind, str):
+        if kind == "array" and isinstance(schema.get("items"), dict):
+            inner = _schema_type(schema["items"], root)
+            return f"array of {inner}" if inner else "array"
+        return kind
+    for keyword in ("anyOf", "oneOf"):
+        branches = schema.get(keyword)
+        if isinstance(branches, list):
+            names = [_schema_type(branch, root) for branch in branches if isinstance(branch, dict)]
+            return " | ".join(name or "any" for name in names)
+    if "const" in schema:
+        return "const"
+    if "enum" in schema:
+        return "enum"
+    ref = schema.get("$ref")
+    return f"ref {ref}" if isinstance(ref, str) else ""
+
+
+def _resolve_ref(schema: dict[str, Any], root: dict[str, Any], seen: set[str]) -> dict[str, Any]:
+    """Follow a local ``#/$defs/…`` or ``#/definitions/…`` reference; anything else is left alone."""
+    ref = schema.get("$ref")
+    if not isinstance(ref, str) or not ref.startswith("#/") or ref in seen:
+        return schema
+    target: Any = root
+    for part in ref[2:].split("/"):
+        part = part.replace("~1", "/").replace("~0", "~")
+        if not isinstance(target, dict) or part not in target:
+            return schema
+        target = target[part]
+    if not isinstance(target, dict):
+        return schema
+    merged = {**target, **{key: value for key, value in schema.items() if key != "$ref"}}
+    return _resolve_ref(merged, root, seen | {ref})
+
+
+def _nullable_branch(schema: dict[str, Any]) -> dict[str, Any]:
+    """``anyOf: [X, {"type": "null"}]`` (Pydantic, Zod) → X, so nested properties of X are listed."""
+    for keyword in ("anyOf", "oneOf"):
+        branches = schema.get(keyword)
+        if isinstance(branches, list) and len(branches) == 2:
+            rest = [b for b in branches if not (isinstance(b, dict) and b.get("type") == "null")]
+            if len(rest) == 1 and isinstance(rest[0], dict):
+                return rest[0]
+    return schema
+
+
+def schema_rows(schema: Any) -> list[dict[str, Any]]:
+    """The rows of a "Name | Required | Type | Description" table, nested properties indented."""
+    if not isinstance(schema, dict):
+        return []
+    rows: list[dict[str, Any]] = []
+    _walk_properties(schema, schema, "", 0, rows, set())
+    return rows
+
+
+def _walk_properties(
+    schema: dict[str, Any], root: dict[str, Any], prefix: str, depth: int, rows: list, seen: set[str]
+) -> None:
+    if depth >= _MAX_SCHEMA_DEPTH:
+        return
+    schema = _nullable_branch(_resolve_ref(schema, root, set()))
+    properties = schema.get("properties")
+    if not isinstance(properties, dict):
+        return
+    required = schema.get("required")
+    required_names = (
+        {item for item in required if isinstance(item, str)} if isinstance(required, list) else set()
+    )
+    for name, raw in properties.items():
+        prop = _resolve_ref(raw, root, set()) if isinstance(raw, dict) else {}
+        path = f"{prefix}{name}"
+        rows.append(
+            {
+                "name": str(name),
+                "path": path,
+                "depth": depth,
+                "required": name in required_names,
+                "type": _schema_type(prop, root),
+                "enum": [_as_text(value) for value in prop["enum"]]
+                if isinstance(prop.get("enum"), list)
+                else [],
+                "has_default": "default" in prop,
+                "default": _as_text(prop.get("default")) if "default" in prop else "",
+                "description": _as_text(prop.get("description")),
+            }
+        )
+        ref = raw.get("$ref") if isinstance(raw, dict) else None
+        if isinstance(ref, str) and ref in seen:
+            continue  # a recursive schema: its rows were listed one level up
+        child_seen = seen | ({ref} if isinstance(ref, str) else set())
+        nested = _nullable_branch(prop)
+        if isinstance(nested.get("items"), dict):
+            _walk_properties(nested["items"], root, f"{path}[].", depth + 1, rows, child_seen)
+        else:
+            _walk_properties(nested, root, f"{path}.", depth + 1, rows, child_seen)
+
+
+def _dimension_rows(tool_card: dict[str, Any] | None) -> list[dict[str, Any]]:
+    dimensions = (tool_card or {}).get("dimensions") or {}
+    rows = []
+    for key, label in DIMENSIONS:
+        entry = dimensions.get(key)
+        if isinstance(entry, dict):
+            rows.append(
+                {
+                    "key": key,
+                    "label": label,
+                    "score": entry.get("score"),
+                    "question": _as_text(entry.get("question")),
+                    "justification": _as_text(entry.get("justification")),
+                }
+            )
+    return sorted(rows, key=lambda row: row["label"])
+
+
+def _badges(tool: dict[str, Any]) -> list[str]:
+    annotations = tool.get("annotations")
+    if not isinstance(annotations, dict):
+        return []
+    return [label for key, label in ANNOTATION_BADGES if annotations.get(key) is True]
+
+
+def _score_number(value: Any) -> float | None:
+    if isinstance(value, dict):
+        value = value.get("score")
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _tier_of(value: Any) -> str:
+    if isinstance(value, dict):
+        value = value.get("tier")
+    return value if isinstance(value, str) and value in _TIER_RANK else ""
+
+
+def _change_view(change: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "level": change.get("level") if change.get("level") in LEVEL_RANK else "info",
+        "rule": _as_text(change.get("rule")),
+        "tool": _as_text(change.get("tool")),
+        "where": _as_text(change.get("where") or change.get("path")),
+        "message": _as_text(change.get("message")),
+        "has_before": change.get("before") is not None,
+        "has_after": change.get("after") is not None,
+        "before": pretty_json(change.get("before")),
+        "after": pretty_json(change.get("after")),
+    }
+
+
+def _changelog(versions: Sequence[VersionEntry], tool: str | None = None) -> list[dict[str, Any]]:
+    """Newest version first; each with its changes (only ``tool``'s when given)."""
+    entries = []
+    for index, version in reversed(list(enumerate(versions))):
+        changes = [c for c in version.get("changes") or [] if tool is None or c.get("tool") == tool]
+        if tool is not None and index and not changes:
+            continue
+        views = sorted(
+            (_change_view(change) for change in changes),
+            key=lambda c: (-LEVEL_RANK[c["level"]], c["tool"], c["where"], c["rule"]),
+        )
+        entries.append(
+            {
+                "label": _as_text(version.get("label")),
+                "first": index == 0,
+                "date": format_date(version.get("first_seen")),
+                "datetime": _as_text(version.get("first_seen")),
+                "digest": _as_text(version.get("digest")),
+                "changes": views,
+                "level": _top_level(views),
+                "counts": {level: sum(c["level"] == level for c in views) for level in LEVEL_RANK},
+            }
+        )
+    return entries
+
+
+def _top_level(changes: Iterable[dict[str, Any]]) -> str:
+    best = ""
+    for change in changes:
+        level = change.get("level")
+        if level in LEVEL_RANK and (not best or LEVEL_RANK[level] > LEVEL_RANK[best]):
+            best = level
+    return best
+
+
+def _tool_views(server: ServerData, slugs: Sequence[str]) -> list[dict[str, Any]]:
+    cards: dict[str, dict[str, Any]] = {}
+    for card in (server.scorecard or {}).get("tools") or []:
+        if isinstance(card, dict) and isinstance(card.get("name"), str):
+            cards.setdefault(card["name"], card)
+    views = []
+    for tool, slug in zip(_tools(server.snapshot), slugs, strict=True):
+        name = _as_text(tool.get("name"))
+        card = cards.get(name)
+        findings = [f for f in (card or {}).get("findings") or [] if isinstance(f, dict)]
+        views.append(
+            {
+                "name": name,
+                "slug": slug,
+                "title": _as_text(tool.get("title") or (tool.get("annotations") or {}).get("title")),
+                "description": _as_text(tool.get("description")),
+                "badges": _badges(tool),
+                "input_rows": schema_rows(tool.get("inputSchema")),
+                "output_rows": schema_rows(tool.get("outputSchema")),
+                "has_output": isinstance(tool.get("outputSchema"), dict),
+                "input_json": pretty_json(tool.get("inputSchema")),
+                "output_json": pretty_json(tool.get("outputSchema")),
+                "score": {
+                    "total": _score_number((card or {}).get("total")),
+                    "tier": _tier_of(card),
+                    "smells": [_as_text(s) for s in (card or {}).get("smells") or []],
+                    "flags": [_as_text(s) for s in (card or {}).get("flags") or []],
+                    "dimensions": _dimension_rows(card),
+                }
+                if card
+                else None,
+                "findings": [_finding_view(f) for f in findings],
+            }
+        )
+    return views
+
+
+def _finding_view(finding: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "rule": _as_text(finding.get("rule")),
+        "level": _as_text(finding.get("level")),
+        "tool": _as_text(finding.get("tool")),
+        "where": _as_text(finding.get("where")),
+        "message": _as_text(finding.get("message")),
+        "fix": _as_text(finding.get("fix")),
+    }
+
+
+def _tools(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
+    return [tool for tool in snapshot.get("tools") or [] if isinstance(tool, dict)]
+
+
+def _server_score_view(scorecard: dict[str, Any] | None) -> dict[str, Any] | None:
+    roll_up = (scorecard or {}).get("server_score")
+    if not isinstance(roll_up, dict):
+        return None
+    coherence = roll_up.get("coherence")
+    coherence_rows = []
+    if isinstance(coherence, dict):
+        for key in sorted(coherence):
+            entry = coherence[key]
+            if isinstance(entry, dict):
+                coherence_rows.append(
+                    {
+                        "label": COHERENCE_LABELS.get(key, key.replace("_", " ").capitalize()),
+                        "score": entry.get("score"),
+                        "justification": _as_text(entry.get("justification")),
+                    }
+                )
+    shadowing = [
+        {
+            "tool": _as_text(item.get("tool")),
+            "cheaper": _as_text(item.get("cheaperSibling") or item.get("cheaper_sibling")),
+            "justification": _as_text(item.get("justification") or item.get("message")),
+        }
+        for item in roll_up.get("shadowing") or []
+        if isinstance(item, dict)
+    ]
+    return {
+        "overall": _score_number(roll_up.get("overall")),
+        "tier": _tier_of(roll_up),
+        "description_quality": _score_number(roll_up.get("description_quality")),
+        "coherence": _score_number(roll_up.get("coherence_score")),
+        "coherence_rows": coherence_rows,
+        "shadowing": shadowing,
+        "reasons": [_as_text(reason) for reason in roll_up.get("reasons") or []],
+    }
+
+
+def _overview(server: ServerData) -> dict[str, Any]:
+    snapshot = server.snapshot
+    info = snapshot.get("server") if isinstance(snapshot.get("server"), dict) else {}
+    source = snapshot.get("source") if isinstance(snapshot.get("source"), dict) else {}
+    capabilities = snapshot.get("capabilities") if isinstance(snapshot.get("capabilities"), dict) else {}
+    return {
+        "name": server.name,
+        "reported_name": _as_text(info.get("name")),
+        "title": _as_text(info.get("title")),
+        "version": server_version(snapshot),
+        "protocol": _as_text(snapshot.get("protocolVersion")),
+        "transport": _as_text(source.get("transport")),
+        "capabilities": sorted(str(key) for key in capabilities),
+        "instructions": _as_text(info.get("instructions")),
+        "digest": _as_text(snapshot.get("digest")),
+        "captured_at": _as_text(snapshot.get("capturedAt")),
+        "captured": format_time(snapshot.get("capturedAt")),
+        "counts": {
+            "tools": len(_tools(snapshot)),
+            "resources": len(snapshot.get("resources") or []),
+            "resourceTemplates": len(snapshot.get("resourceTemplates") or []),
+            "prompts": len(snapshot.get("prompts") or []),
+        },
+        "problems": [
+            {key: _as_text(problem.get(key)) for key in ("code", "where", "message")}
+            for problem in snapshot.get("problems") or []
+            if isinstance(problem, dict)
+        ],
+    }
+
+
+def _inspection_views(inspections: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [
+        {
+            "at": _as_text(item.get("at")),
+            "when": format_time(item.get("at")),
+            "ok": bool(item.get("ok")),
+            "error": _as_text(item.get("error")),
+            "version": _as_text(item.get("version")),
+            "duration": f"{float(item['duration_s']):.2f} s"
+            if _score_number(item.get("duration_s")) is not None
+            else "",
+        }
+        for item in inspections
+        if isinstance(item, dict)
+    ]
+
+
+def summary_row(server: ServerData, slug: str) -> dict[str, Any]:
+    """One line of the index: what a visitor scans a directory for."""
+    overview = _overview(server)
+    roll_up = _server_score_view(server.scorecard)
+    inspections = _inspection_views(server.inspections[:1])
+    latest_changes = server.versions[-1]["changes"] if len(server.versions) > 1 else []
+    return {
+        "name": server.name,
+        "slug": slug,
+        "href": f"servers/{slug}/index.html",
+        "title": overview["title"],
+        "version": overview["version"],
+        "tools": overview["counts"]["tools"],
+        "overall": roll_up["overall"] if roll_up else None,
+        "tier": roll_up["tier"] if roll_up else "",
+        "tier_rank": _TIER_RANK.get(roll_up["tier"], len(TIERS)) if roll_up else len(TIERS),
+        "last": inspections[0] if inspections else None,
+        "change_level": _top_level(latest_changes) or ("none" if len(server.versions) > 1 else ""),
+        "version_count": len(server.versions),
+    }
+
+
+# ---------------------------------------------------------------- chart
+
+
+def score_chart(overall_scores: Iterable[float | None]) -> dict[str, Any]:
+    """Bars of servers per half-point of overall score (1.0–5.0), plus the unscored count."""
+    bins = [{"low": 1.0 + step / 2, "count": 0} for step in range(8)]
+    unscored = 0
+    for score in overall_scores:
+        if score is None:
+            unscored += 1
+            continue
+        index = min(max(int((score - 1.0) * 2), 0), len(bins) - 1)
+        bins[index]["count"] += 1
+    peak = max([b["count"] for b in bins] + [1])
+    width, height, left, bottom, bar = 480, 200, 36, 28, 48
+    plot = height - bottom - 16
+    for index, entry in enumerate(bins):
+        entry["label"] = f"{entry['low']:.1f}"
+        entry["tier"] = _tier_for(entry["low"])
+        entry["x"] = left + index * (bar + 6)
+        entry["h"] = round(plot * entry["count"] / peak)
+        entry["y"] = height - bottom - entry["h"]
+    return {
+        "bins": bins,
+        "unscored": unscored,
+        "peak": peak,
+        "width": width,
+        "height": height,
+        "bar": bar,
+        "left": left,
+        "base": height - bottom,
+        "total": sum(b["count"] for b in bins),
+    }
+
+
+def _tier_for(score: float) -> str:
+    return (
+        "A"
+        if score >= 3.5
+        else "B"
+        if score >= 3.0
+        else "C"
+        if score >= 2.0
+        else "D"
+        if score >= 1.0
+        else "F"
+    )
+
+
+# ---------------------------------------------------------------- pages
+
+
+def _assets(template_dir: str | None) -> dict[str, Any]:
+    """Inline CSS and script with their CSP hashes, so pages allow nothing else to run."""
+    css = render("_site.css", template_dir)
+    script = render("_site.js", template_dir)
+    return {
+        "css": Markup(css),  # our own stylesheet, not server data
+        "script": Markup(script),  # our own script, not server data
+        "csp": (
+            "default-src 'none'; img-src data:; base-uri 'none'; form-action 'none'; "
+            f"style-src '{_csp_hash(css)}'; script-src '{_csp_hash(script)}'"
+        ),
+    }
+
+
+def _csp_hash(text: str) -> str:
+    return "sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
+
+
+def _server_context(server: ServerData, tool_slugs: Sequence[str]) -> dict[str, Any]:
+    return {
+        "server": _overview(server),
+        "roll_up": _server_score_view(server.scorecard),
+        "tools": _tool_views(server, tool_slugs),
+        "server_findings": [
+            _finding_view(f)
+            for f in (server.scorecard or {}).get("findings") or []
+            if isinstance(f, dict) and not f.get("tool")
+        ],
+        "changelog": _changelog(server.versions),
+        "inspections": _inspection_views(server.inspections),
+        "profile": server.profile,
+    }
+
+
+def server_document(server: ServerData) -> dict[str, Any]:
+    """The JSON published beside a server page: the raw data the page was rendered from."""
+    return {
+        "format": SITE_FORMAT,
+        "server": server.name,
+        "snapshot": server.snapshot,
+        "scorecard": server.scorecard,
+        "versions": list(server.versions),
+        "inspections": list(server.inspections),
+        "profile": server.profile,
+    }
+
+
+def _json_bytes(value: Any) -> bytes:
+    return (json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def render_server_report(server: ServerData, *, template_dir: str | None = None) -> str:
+    """One self-contained HTML page for one server: every tool inline, no links out."""
+    slugs = assign_slugs([_as_text(tool.get("name")) for tool in _tools(server.snapshot)], "tool")
+    return render(
+        "server.html.j2",
+        template_dir,
+        **_assets(template_dir),
+        **_server_context(server, slugs),
+        standalone=True,
+        root="",
+    )
+
+
+def render_markdown(server: ServerData, *, template_dir: str | None = None) -> str:
+    """The pull-request comment form of a server report."""
+    slugs = assign_slugs([_as_text(tool.get("name")) for tool in _tools(server.snapshot)], "tool")
+    context = _server_context(server, slugs)
+    return render("report.md.j2", template_dir, md=escape_markdown, code=markdown_code, **context)
+
+
+def escape_markdown(text: Any) -> str:
+    """Server text made inert in Markdown: no HTML, no links, no table breaks, one line."""
+    value = _as_text(text)
+    value = re.sub(r"[\r\n]+", " ", value)
+    value = value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return re.sub(r"([\\`*_{}\[\]()#+\-.!|~])", r"\\\1", value)
+
+
+def markdown_code(text: Any) -> str:
+    """``text`` as an inline code span that its own backticks cannot close."""
+    value = re.sub(r"[\r\n]+", " ", _as_text(text)).replace("|", "\\|")
+    longest = max((len(run) for run in re.findall(r"`+", value)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if value.startswith("`") or value.endswith("`") or not value else ""
+    return f"{fence}{pad}{value}{pad}{fence}"
+
+
+class SiteFiles(Mapping[str, bytes]):
+    """The files of a static site, rendered on access so a large registry never sits in memory.
+
+    Keys are relative POSIX paths made only of our slugs; iteration is sorted.
+    """
+
+    def __init__(self, servers: Iterable[ServerData], template_dir: str | None = None) -> None:
+        self._template_dir = template_dir
+        self._servers = sorted(servers, key=lambda server: server.name)
+        self._slugs = assign_slugs([server.name for server in self._servers], "server")
+        self._files: dict[str, tuple[str, int, int]] = {
+            "index.html": ("index", -1, -1),
+            "index.json": ("index-json", -1, -1),
+        }
+        self._tool_slugs: list[list[str]] = []
+        for position, (server, slug) in enumerate(zip(self._servers, self._slugs, strict=True)):
+            tool_slugs = assign_slugs([_as_text(t.get("name")) for t in _tools(server.snapshot)], "tool")
+            self._tool_slugs.append(tool_slugs)
+            self._files[f"servers/{slug}/index.html"] = ("server", position, -1)
+            self._files[f"servers/{slug}/index.json"] = ("server-json", position, -1)
+            for tool_index, tool_slug in enumerate(tool_slugs):
+                self._files[f"servers/{slug}/tools/{tool_slug}.html"] = ("tool", position, tool_index)
+                self._files[f"servers/{slug}/tools/{tool_slug}.json"] = ("tool-json", position, tool_index)
+        self._keys = sorted(self._files)
+        self._asset_cache: dict[str, Any] | None = None
+        # Pages are read in path order, so a server's pages come together: keep its context once.
+        self._context_cache: tuple[int, dict[str, Any]] | None = None
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._files
+
+    def __getitem__(self, path: str) -> bytes:
+        kind, position, tool_index = self._files[path]
+        if kind == "index":
+            return self._index_html().encode("utf-8")
+        if kind == "index-json":
+            return _json_bytes(
+                {"format": SITE_FORMAT, "servers": [self._index_entry(i) for i in range(len(self._servers))]}
+            )
+        server = self._servers[position]
+        if kind == "server-json":
+            return _json_bytes(server_document(server))
+        if kind == "server":
+            return self._page("server.html.j2", server, position, root="../../", standalone=False)
+        tool = _tools(server.snapshot)[tool_index]
+        if kind == "tool-json":
+            return _json_bytes(self._tool_document(server, tool))
+        return self._page("tool.html.j2", server, position, root="../../../", tool_index=tool_index)
+
+    def _assets(self) -> dict[str, Any]:
+        if self._asset_cache is None:
+            self._asset_cache = _assets(self._template_dir)
+        return self._asset_cache
+
+    def _index_entry(self, position: int) -> dict[str, Any]:
+        row = summary_row(self._servers[position], self._slugs[position])
+        return {
+            key: row[key]
+            for key in (
+                "name",
+                "slug",
+                "href",
+                "title",
+                "version",
+                "tools",
+                "overall",
+                "tier",
+                "last",
+                "change_level",
+                "version_count",
+            )
+        }
+
+    def _index_html(self) -> str:
+        rows = [summary_row(server, slug) for server, slug in zip(self._servers, self._slugs, strict=True)]
+        return render(
+            "index.html.j2",
+            self._template_dir,
+            **self._assets(),
+            rows=rows,
+            chart=score_chart(row["overall"] for row in rows),
+            tiers=TIERS,
+            root="",
+        )
+
+    def _page(self, template: str, server: ServerData, position: int, **extra: Any) -> bytes:
+        if self._context_cache is None or self._context_cache[0] != position:
+            self._context_cache = (position, _server_context(server, self._tool_slugs[position]))
+        context = self._context_cache[1]
+        if "tool_index" in extra:
+            tool = context["tools"][extra.pop("tool_index")]
+            extra["tool"] = tool
+            extra["tool_changelog"] = _changelog(server.versions, tool["name"])
+        html = render(template, self._template_dir, **self._assets(), **context, **extra)
+        return html.encode("utf-8")
+
+    @staticmethod
+    def _tool_document(server: ServerData, tool: dict[str, Any]) -> dict[str, Any]:
+        name = tool.get("name")
+        card = next(
+            (
+                c
+                for c in (server.scorecard or {}).get("tools") or []
+                if isinstance(c, dict) and c.get("name") == name
+            ),
+            None,
+        )
+        return {
+            "format": SITE_FORMAT,
+            "server": server.name,
+            "version": server_version(server.snapshot),
+            "tool": tool,
+            "score": card,
+            "changes": [
+                {"version": version["label"], "change": change}
+                for version in server.versions
+                for change in version.get("changes") or []
+                if change.get("tool") == name
+            ],
+        }
+
+
+def render_site(servers: Iterable[ServerData], *, template_dir: str | None = None) -> SiteFiles:
+    """The whole directory: ``index.html``, a page per server and per tool, JSON beside each."""
+    return SiteFiles(servers, template_dir)
