@@ -1,0 +1,142 @@
+"""The options every command that inspects a live server shares, so they all behave like ``inspect``.
+
+Use ``@target_options`` on a click command and pass its keyword arguments on to
+``snapshot_from_options(**kwargs)`` (or ``target_from_options`` for the Target alone).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import click
+
+from registry.errors import UsageError
+
+TRANSPORT_CHOICES = ("stdio", "http", "streamable-http", "sse")
+TARGET_OPTION_NAMES = (
+    "argv",
+    "env",
+    "cwd",
+    "header",
+    "transport",
+    "config",
+    "server",
+    "timeout",
+    "protocol_era",
+    "version_label",
+)
+
+
+def target_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Add the target options and the trailing ``[--] URL | COMMAND [ARGS...]`` argument."""
+    decorators = [
+        click.argument("argv", nargs=-1, type=click.UNPROCESSED, metavar="[--] URL|COMMAND [ARGS]..."),
+        click.option(
+            "--env", "env", multiple=True, metavar="K=V", help="Environment variable for a stdio server."
+        ),
+        click.option("--cwd", type=click.Path(file_okay=False), help="Working directory of a stdio server."),
+        click.option(
+            "--header", "header", multiple=True, metavar="'NAME: VALUE'", help="HTTP header for a URL target."
+        ),
+        click.option(
+            "--transport",
+            type=click.Choice(TRANSPORT_CHOICES),
+            help="For a URL: streamable HTTP (default) or the older SSE transport.",
+        ),
+        click.option(
+            "--config",
+            type=click.Path(dir_okay=False),
+            help="An mcpServers client config (Claude Desktop, Cursor, VS Code).",
+        ),
+        click.option("--server", help="Which entry of --config to inspect (optional when it has one)."),
+        click.option(
+            "--timeout",
+            type=click.FloatRange(min=0.5),
+            default=30.0,
+            show_default=True,
+            help="Deadline in seconds for the whole inspection, stopping the server included.",
+        ),
+        click.option(
+            "--protocol-era",
+            type=click.Choice(("auto", "legacy", "modern")),
+            default="auto",
+            show_default=True,
+            help="auto probes for the 2026 protocol and falls back to the initialize handshake.",
+        ),
+        click.option(
+            "--version-label", help="Record the snapshot under this version instead of serverInfo.version."
+        ),
+    ]
+    for decorate in reversed(decorators):
+        command = decorate(command)
+    return command
+
+
+def _pairs(values: Sequence[str], sep: str, flag: str, example: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for value in values:
+        key, found, rest = value.partition(sep)
+        if not found or not key.strip():
+            raise UsageError(f"{flag} {value!r} is not {example}")
+        out[key.strip()] = rest.strip() if sep == ":" else rest
+    return out
+
+
+def target_from_options(
+    *,
+    argv: Sequence[str] = (),
+    env: Sequence[str] = (),
+    cwd: str | None = None,
+    header: Sequence[str] = (),
+    transport: str | None = None,
+    config: str | None = None,
+    server: str | None = None,
+    **_ignored: Any,
+):
+    """The Target the options describe (a ``registry.inspect.Target``)."""
+    from registry.inspect import Target, config_target
+
+    argv = list(argv)
+    if argv and argv[0] == "--":
+        argv = argv[1:]
+    if config:
+        if argv:
+            raise UsageError("give either --config (with --server) or a URL/command, not both")
+        target = config_target(config, server)
+    elif server:
+        raise UsageError("--server selects an entry of --config; pass --config FILE too")
+    elif not argv:
+        raise UsageError("no target: pass a URL, `-- COMMAND [ARGS...]`, or --config FILE --server NAME")
+    elif len(argv) == 1 and argv[0].startswith(("http://", "https://")):
+        kind = "sse" if transport == "sse" else "streamable-http"
+        if transport == "stdio":
+            raise UsageError("--transport stdio needs a command, not a URL")
+        target = Target(transport=kind, url=argv[0])
+    else:
+        if transport not in (None, "stdio"):
+            raise UsageError(f"--transport {transport} needs a URL target, not a command")
+        target = Target(transport="stdio", argv=argv)
+    if env:
+        if target.transport != "stdio":
+            raise UsageError("--env applies to a stdio command; use --header for a URL")
+        target.env = {**target.env, **_pairs(env, "=", "--env", "KEY=VALUE")}
+    if cwd:
+        if target.transport != "stdio":
+            raise UsageError("--cwd applies to a stdio command")
+        target.cwd = cwd
+    if header:
+        if target.transport == "stdio":
+            raise UsageError("--header applies to a URL target; use --env for a stdio command")
+        target.headers = {**target.headers, **_pairs(header, ":", "--header", "'Name: value'")}
+    return target
+
+
+def snapshot_from_options(
+    *, timeout: float = 30.0, protocol_era: str = "auto", version_label: str | None = None, **options: Any
+) -> dict[str, Any]:
+    """Inspect the target the options describe; raises InspectionError like ``mcpdex inspect``."""
+    from registry.inspect import inspect
+
+    target = target_from_options(**options)
+    return inspect(target, timeout=timeout, protocol_era=protocol_era, version_label=version_label)

@@ -1,0 +1,77 @@
+"""Turn one string naming a server into a Snapshot: a file, a registry entry, a URL or a command.
+
+Precedence, first match wins:
+
+1. an existing file → a snapshot file (``mcpdex inspect --out``, ``mcpdex.lock.json``);
+2. ``http://`` or ``https://`` → a live server over streamable HTTP;
+3. ``NAME`` or ``NAME@VERSION`` recorded in the registry → the stored snapshot (latest for ``NAME``);
+   a single word with ``@`` that the registry does not know is an error, not a command;
+4. anything else → a shell-style command line (split like a POSIX shell) run over stdio.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from registry.errors import NotFoundError
+from registry.snapshot import load_snapshot
+
+
+def resolve_snapshot(spec: str, *, registry_url: str | None = None, timeout: float = 30.0) -> dict[str, Any]:
+    """The snapshot ``spec`` names (see the module docstring for the precedence)."""
+    if os.path.isfile(spec):
+        return dict(load_snapshot(spec))
+    if spec.startswith(("http://", "https://")):
+        from registry.inspect import inspect
+
+        return inspect(spec, timeout=timeout)
+    stored = _from_registry(spec, registry_url)
+    if stored is not None:
+        return stored
+    from registry.inspect import inspect
+
+    return inspect(spec, timeout=timeout)
+
+
+def split_server_spec(spec: str) -> tuple[str, str | None]:
+    """``NAME@VERSION`` → (NAME, VERSION); ``NAME`` → (NAME, None).
+
+    Scoped names (``@org/x@1``) keep their leading ``@``.
+    """
+    head, sep, version = spec.rpartition("@")
+    if not sep or not head:
+        return spec, None
+    return head, version or None
+
+
+def _from_registry(spec: str, registry_url: str | None) -> dict[str, Any] | None:
+    if not spec or any(ch.isspace() for ch in spec):
+        return None
+    name, version = split_server_spec(spec)
+    from registry.paths import default_registry_url
+
+    url = registry_url or default_registry_url()
+    if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).exists():
+        if version is not None:
+            raise NotFoundError(
+                f"{spec}: no registry at {url} to look it up in; pass --registry or a snapshot file"
+            )
+        return None
+    from registry.store import open_store
+
+    store = open_store(url)
+    try:
+        known = {summary.name for summary in store.servers()}
+        if name not in known:
+            if version is not None:
+                raise NotFoundError(
+                    f"{spec}: server {name!r} is not in the registry; "
+                    "record it with `mcpdex inspect --save`, "
+                    "or pass a snapshot file or a command"
+                )
+            return None
+        return store.snapshot(name, version)
+    finally:
+        store.close()
