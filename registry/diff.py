@@ -1,0 +1,623 @@
+"""Direction-aware diff of two snapshots into a list of Changes, judged by the rule table.
+
+deepdiff only *locates* differing schema nodes; the judges below decide what each difference
+means, using ``registry.rules``. Both sides are normalised first (``registry.normalize``), so
+re-serialisation by another SDK produces no change. Pure: no MCP, no database, no clock.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import defaultdict
+from collections.abc import Iterable
+from typing import Any, TypedDict
+
+from deepdiff import DeepDiff
+
+from registry.normalize import normalize_tool
+from registry.rules import AREA_LABELS, AREAS, LEVELS, rule
+from registry.snapshot import canonical_json
+
+_MAX_VALUE_CHARS = 80  # longer before/after values are shortened in messages (not in the Change)
+
+# Numeric bounds: for "upper" keywords a smaller value is stricter, for "lower" ones a larger.
+_UPPER_BOUNDS = ("maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties", "maxContains")
+_LOWER_BOUNDS = ("minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties", "minContains")
+# Validation keywords compared as whole values: their inner semantics (e.g. under `not`) are not
+# direction-preserving, so they are never descended into.
+_CONSTRAINTS = frozenset(
+    {
+        "if",
+        "then",
+        "else",
+        "not",
+        "dependentRequired",
+        "dependentSchemas",
+        "propertyNames",
+        "unevaluatedProperties",
+        "unevaluatedItems",
+        "contains",
+        "uniqueItems",
+        "multipleOf",
+        "items",
+        "prefixItems",
+        "patternProperties",
+        "additionalItems",
+        "minContains",
+        "maxContains",
+    }
+)
+_COMPOSITIONS = {
+    "anyOf": ("any-of-branch-added", "any-of-branch-removed"),
+    "oneOf": ("one-of-branch-added", "one-of-branch-removed"),
+    "allOf": ("all-of-member-added", "all-of-member-removed"),
+}
+_JSON_TYPES = frozenset({"string", "number", "integer", "boolean", "object", "array", "null"})
+_HINT_RULES = {  # hint -> (rule when it becomes true, rule when it becomes false)
+    "readOnlyHint": ("tool-became-read-only", "tool-became-writable"),
+    "destructiveHint": ("tool-became-destructive", "tool-became-non-destructive"),
+    "idempotentHint": ("tool-became-idempotent", "tool-became-non-idempotent"),
+    "openWorldHint": ("tool-became-open-world", "tool-became-closed-world"),
+}
+_NAMED_LISTS = (
+    ("resources", "resource", "uri"),
+    ("resourceTemplates", "resource-template", "uriTemplate"),
+    ("prompts", "prompt", "name"),
+)
+
+
+class Change(TypedDict):
+    """One difference, as DESIGN.md describes it, plus ``where``: the human path."""
+
+    rule: str
+    level: str
+    tool: str | None
+    area: str
+    path: str
+    where: str
+    before: Any
+    after: Any
+    message: str
+    fingerprint: str
+
+
+def fingerprint(rule_id: str, tool: str | None, path: str, detail: str = "") -> str:
+    """12 hex of sha256 over rule, tool, path (and a detail for set members): stable across runs."""
+    text = f"{rule_id}:{tool or ''}:{path}:{detail}"
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+
+
+def _pointer(segments: Iterable[Any]) -> str:
+    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in segments)
+
+
+def _short(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
+    text = json.dumps(text, ensure_ascii=False) if isinstance(value, str) else text
+    return text if len(text) <= _MAX_VALUE_CHARS else text[: _MAX_VALUE_CHARS - 1] + "…"
+
+
+def _subject(area: str, segments: list[Any]) -> str:
+    """``input property `filter.kind``` or ``the output schema root`` for a schema path."""
+    side = "input" if area == "inputSchema" else "output"
+    parts: list[str] = []
+    index = 0
+    while index < len(segments):
+        key = segments[index]
+        if key in ("properties", "patternProperties") and index + 1 < len(segments):
+            parts.append(("." if parts else "") + str(segments[index + 1]))
+            index += 2
+            continue
+        if key == "items":
+            parts.append("[]")
+        elif key == "additionalProperties":
+            parts.append("{*}")
+        elif key in ("anyOf", "oneOf", "allOf", "prefixItems") and index + 1 < len(segments):
+            parts.append(f"/{key}[{segments[index + 1]}]")
+            index += 1
+        index += 1
+    return f"{side} property `{''.join(parts)}`" if parts else f"the {side} schema root"
+
+
+def _text_change(before: Any, after: Any) -> str:
+    if before is None:
+        return "added"
+    if after is None:
+        return "removed"
+    return "changed"
+
+
+class _Builder:
+    """Collects Changes for one diff, filling level, where, message and fingerprint from the table."""
+
+    def __init__(self) -> None:
+        self.changes: list[Change] = []
+
+    def add(
+        self,
+        rule_id: str,
+        *,
+        tool: str | None,
+        segments: list[Any],
+        before: Any = None,
+        after: Any = None,
+        detail: str = "",
+        subject: str = "",
+        key: str = "",
+    ) -> None:
+        row = rule(rule_id)
+        path = _pointer(segments)
+        label = AREA_LABELS[row.area]
+        where = " / ".join([label, *(str(s) for s in segments)]) if segments else f"{label} / (root)"
+        message = row.message.format(
+            tool=tool or "", subject=subject, detail=detail, before=_short(before), after=_short(after)
+        )
+        self.changes.append(
+            Change(
+                rule=rule_id,
+                level=row.level,
+                tool=tool,
+                area=row.area,
+                path=path,
+                where=where,
+                before=before,
+                after=after,
+                message=message,
+                fingerprint=fingerprint(rule_id, tool, path, key),
+            )
+        )
+
+
+def diff_snapshots(old: dict[str, Any], new: dict[str, Any]) -> list[Change]:
+    """Every change from snapshot ``old`` to snapshot ``new``, ordered by tool, area and path."""
+    out = _Builder()
+    _diff_server(out, old, new)
+    old_tools = {tool["name"]: tool for tool in old.get("tools") or [] if isinstance(tool, dict)}
+    new_tools = {tool["name"]: tool for tool in new.get("tools") or [] if isinstance(tool, dict)}
+    same_era = old.get("protocolVersion") == new.get("protocolVersion")
+    for name in sorted(old_tools.keys() & new_tools.keys()):
+        if canonical_json(old_tools[name]) != canonical_json(new_tools[name]):
+            _diff_tool(out, normalize_tool(old_tools[name]), normalize_tool(new_tools[name]), same_era)
+    removed = {name: normalize_tool(old_tools[name]) for name in sorted(old_tools.keys() - new_tools.keys())}
+    added = {name: normalize_tool(new_tools[name]) for name in sorted(new_tools.keys() - old_tools.keys())}
+    for old_name, new_name in _renames(removed, added):
+        out.add("tool-renamed", tool=old_name, segments=[], before=old_name, after=new_name, key=new_name)
+        del removed[old_name], added[new_name]
+    for name in removed:
+        out.add("tool-removed", tool=name, segments=[], before=name)
+    for name in added:
+        out.add("tool-added", tool=name, segments=[], after=name)
+    area_order = {area: index for index, area in enumerate(AREAS)}
+    return sorted(
+        out.changes,
+        key=lambda c: (c["tool"] or "", area_order[c["area"]], c["path"], c["rule"], c["fingerprint"]),
+    )
+
+
+def summarize(changes: Iterable[Change]) -> dict[str, int]:
+    """Counts per level plus the total: ``{"breaking": 1, "warning": 0, "info": 3, "total": 4}``."""
+    counts = dict.fromkeys(reversed(LEVELS), 0)
+    for change in changes:
+        counts[change["level"]] += 1
+    return {**counts, "total": sum(counts.values())}
+
+
+def _renames(removed: dict[str, dict[str, Any]], added: dict[str, dict[str, Any]]) -> list[tuple[str, str]]:
+    """Pairs (old name, new name) of a removed and an added tool with the same schemas.
+
+    An argument-less tool matches any other argument-less tool, so those pair only when their
+    descriptions are equal too.
+    """
+    pairs: list[tuple[str, str]] = []
+    taken: set[str] = set()
+    for old_name, old_tool in removed.items():
+        for new_name, new_tool in added.items():
+            if new_name in taken:
+                continue
+            same_schemas = (
+                old_tool["inputSchema"] == new_tool["inputSchema"]
+                and old_tool["outputSchema"] == new_tool["outputSchema"]
+            )
+            distinctive = bool(old_tool["inputSchema"].get("properties")) or (
+                old_tool["description"] == new_tool["description"]
+            )
+            if same_schemas and distinctive:
+                pairs.append((old_name, new_name))
+                taken.add(new_name)
+                break
+    return pairs
+
+
+def _diff_server(out: _Builder, old: dict[str, Any], new: dict[str, Any]) -> None:
+    before = (old.get("server") or {}).get("instructions") or None
+    after = (new.get("server") or {}).get("instructions") or None
+    if before != after:
+        out.add(
+            "server-instructions-changed",
+            tool=None,
+            segments=["instructions"],
+            before=before,
+            after=after,
+            detail=_text_change(before, after),
+        )
+    for key, kind, identity in _NAMED_LISTS:
+        olds = {str(item.get(identity)): item for item in old.get(key) or [] if isinstance(item, dict)}
+        news = {str(item.get(identity)): item for item in new.get(key) or [] if isinstance(item, dict)}
+        for ident in sorted(olds.keys() | news.keys()):
+            before_item, after_item = olds.get(ident), news.get(ident)
+            if (
+                before_item is not None
+                and after_item is not None
+                and (canonical_json(before_item) == canonical_json(after_item))
+            ):
+                continue
+            action = _text_change(before_item, after_item)
+            out.add(
+                f"{kind}-{action}",
+                tool=None,
+                segments=[key, ident],
+                before=before_item,
+                after=after_item,
+                detail=f"`{ident}`",
+            )
+
+
+def _diff_tool(out: _Builder, old: dict[str, Any], new: dict[str, Any], same_era: bool) -> None:
+    name = old["name"]
+    for field, rule_id in (("description", "tool-description-changed"), ("title", "tool-title-changed")):
+        if old[field] != new[field]:
+            out.add(
+                rule_id,
+                tool=name,
+                segments=[field],
+                before=old[field],
+                after=new[field],
+                detail=_text_change(old[field], new[field]),
+            )
+    _diff_annotations(out, name, old["annotations"], new["annotations"])
+    for area in ("inputSchema", "outputSchema"):
+        before, after = old["dialects"][area], new["dialects"][area]
+        if before != after and old[area] is not None and new[area] is not None:
+            prefix = "input" if area == "inputSchema" else "output"
+            out.add(f"{prefix}-dialect-changed", tool=name, segments=["$schema"], before=before, after=after)
+    _diff_schema(out, name, "inputSchema", old["inputSchema"], new["inputSchema"], [])
+    if old["outputSchema"] is None and new["outputSchema"] is not None:
+        out.add("output-schema-added", tool=name, segments=[], after=new["outputSchema"])
+    elif old["outputSchema"] is not None and new["outputSchema"] is None:
+        out.add("output-schema-removed", tool=name, segments=[], before=old["outputSchema"])
+    elif old["outputSchema"] is not None:
+        _diff_schema(out, name, "outputSchema", old["outputSchema"], new["outputSchema"], [])
+    for field in sorted(old["extra"].keys() | new["extra"].keys()):
+        if field == "execution" and not same_era:
+            continue  # `execution` exists in one protocol era only: comparing across eras is noise
+        before, after = old["extra"].get(field), new["extra"].get(field)
+        if before != after:
+            out.add(
+                "tool-field-changed",
+                tool=name,
+                segments=[field],
+                before=before,
+                after=after,
+                detail=f"`{field}`",
+            )
+
+
+def _diff_annotations(out: _Builder, tool: str, old: dict[str, Any], new: dict[str, Any]) -> None:
+    for key in sorted(old.keys() | new.keys()):
+        before, after = old.get(key), new.get(key)
+        if before == after:
+            continue
+        if key in _HINT_RULES and isinstance(after, bool):
+            became_true, became_false = _HINT_RULES[key]
+            out.add(
+                became_true if after else became_false, tool=tool, segments=[key], before=before, after=after
+            )
+        else:
+            out.add(
+                "annotation-changed", tool=tool, segments=[key], before=before, after=after, detail=f"`{key}`"
+            )
+
+
+# ── schemas ─────────────────────────────────────────────────────────────────────────────────────
+
+
+class _Context:
+    """Where a schema comparison is happening: the tool, the area and the rule-id prefix."""
+
+    def __init__(self, out: _Builder, tool: str, area: str) -> None:
+        self.out, self.tool, self.area = out, tool, area
+        self.prefix = "input" if area == "inputSchema" else "output"
+
+    def add(
+        self,
+        name: str,
+        segments: list[Any],
+        before: Any = None,
+        after: Any = None,
+        *,
+        detail: str = "",
+        subject_at: list[Any] | None = None,
+        key: str = "",
+    ) -> None:
+        subject = _subject(self.area, subject_at if subject_at is not None else segments)
+        self.out.add(
+            f"{self.prefix}-{name}",
+            tool=self.tool,
+            segments=segments,
+            before=before,
+            after=after,
+            detail=detail,
+            subject=subject,
+            key=key,
+        )
+
+
+def _diff_schema(out: _Builder, tool: str, area: str, old: Any, new: Any, base: list[Any]) -> None:
+    if old == new:
+        return
+    ctx = _Context(out, tool, area)
+    if not isinstance(old, dict) or not isinstance(new, dict):
+        ctx.add("type-changed", base, old, new)
+        return
+    located: dict[tuple[Any, ...], set[str]] = defaultdict(set)
+    found = DeepDiff(old, new, threshold_to_diff_deeper=0, view="tree")
+    for levels in found.values():
+        for level in levels:
+            node, keyword = _owner(level.path(output_format="list"), old, new)
+            located[tuple(node)].add(keyword)
+    for node in sorted(located, key=lambda segs: (len(segs), [str(s) for s in segs])):
+        _judge_node(ctx, [*base, *node], _at(old, node), _at(new, node), located[node])
+
+
+def _at(schema: dict[str, Any], segments: Iterable[Any]) -> dict[str, Any]:
+    for part in segments:
+        schema = schema[part]
+    return schema
+
+
+def _owner(path: list[Any], old: dict[str, Any], new: dict[str, Any]) -> tuple[list[Any], str]:
+    """The schema node a deepdiff path lies in, and the keyword of that node that differs.
+
+    Descends only where both sides hold a subschema whose meaning keeps the direction:
+    properties, patternProperties, items and additionalProperties.
+    """
+    node: list[Any] = []
+    index = 0
+    while index + 1 < len(path):
+        key, nxt = path[index], path[index + 1]
+        old_child = old.get(key) if isinstance(old, dict) else None
+        new_child = new.get(key) if isinstance(new, dict) else None
+        if (
+            key in ("properties", "patternProperties")
+            and isinstance(old_child, dict)
+            and isinstance(new_child, dict)
+            and isinstance(old_child.get(nxt), dict)
+            and isinstance(new_child.get(nxt), dict)
+        ):
+            node += [key, nxt]
+            old, new = old_child[nxt], new_child[nxt]
+            index += 2
+        elif (
+            key in ("items", "additionalProperties")
+            and isinstance(old_child, dict)
+            and isinstance(new_child, dict)
+        ):
+            node.append(key)
+            old, new = old_child, new_child
+            index += 1
+        else:
+            break
+    return node, str(path[index])
+
+
+def _judge_node(
+    ctx: _Context, at: list[Any], old: dict[str, Any], new: dict[str, Any], keywords: set[str]
+) -> None:
+    """Apply every keyword judge whose keyword differs at this node."""
+    if keywords & {"properties", "required"}:
+        _judge_properties(ctx, at, old, new)
+    if "type" in keywords:
+        _judge_type(ctx, at, old.get("type"), new.get("type"))
+    if "nullable" in keywords:
+        ctx.add(
+            "became-nullable" if new.get("nullable") else "became-not-nullable",
+            at,
+            bool(old.get("nullable")),
+            bool(new.get("nullable")),
+        )
+    if "enum" in keywords:
+        _judge_enum(ctx, at, old.get("enum"), new.get("enum"))
+    if "additionalProperties" in keywords:
+        _judge_additional(ctx, at, old.get("additionalProperties"), new.get("additionalProperties"))
+    for keyword in sorted(
+        keywords - {"properties", "required", "type", "nullable", "enum", "additionalProperties"}
+    ):
+        before, after = old.get(keyword), new.get(keyword)
+        here = [*at, keyword]
+        if keyword in _UPPER_BOUNDS or keyword in _LOWER_BOUNDS:
+            _judge_bound(ctx, at, keyword, before, after)
+        elif keyword in _COMPOSITIONS:
+            _judge_composition(ctx, at, keyword, before, after)
+        elif keyword in ("pattern", "format", "const"):
+            action = _text_change(before, after)
+            ctx.add(f"{keyword}-{action}", here, before, after, subject_at=at)
+        elif keyword in ("description", "title", "default"):
+            ctx.add(
+                f"{keyword}-changed", here, before, after, detail=_text_change(before, after), subject_at=at
+            )
+        elif keyword in _CONSTRAINTS:
+            action = _text_change(before, after)
+            ctx.add(f"constraint-{action}", here, before, after, detail=f"`{keyword}`", subject_at=at)
+        else:
+            ctx.add("keyword-changed", here, before, after, detail=f"`{keyword}`", subject_at=at)
+
+
+def _judge_properties(ctx: _Context, at: list[Any], old: dict[str, Any], new: dict[str, Any]) -> None:
+    old_props, new_props = old.get("properties") or {}, new.get("properties") or {}
+    old_required, new_required = set(old.get("required") or ()), set(new.get("required") or ())
+    closed = old.get("additionalProperties") is False
+    for name in sorted(old_props.keys() - new_props.keys()):
+        here = [*at, "properties", name]
+        if ctx.area == "inputSchema":
+            ctx.add(
+                "property-removed-from-closed-object" if closed else "property-removed", here, old_props[name]
+            )
+        else:
+            required = name in old_required
+            ctx.add(
+                "required-property-removed" if required else "optional-property-removed",
+                here,
+                old_props[name],
+            )
+    for name in sorted(new_props.keys() - old_props.keys()):
+        here = [*at, "properties", name]
+        kind = "required" if name in new_required else "optional"
+        ctx.add(f"{kind}-property-added", here, None, new_props[name])
+    moved = old_props.keys() ^ new_props.keys()
+    for name in sorted((old_required ^ new_required) - moved, key=str):
+        here = [*at, "properties", name]
+        now_required = name in new_required
+        ctx.add(
+            "property-became-required" if now_required else "property-became-optional",
+            here,
+            not now_required,
+            now_required,
+        )
+
+
+def _type_set(value: Any) -> set[str] | None:
+    """The JSON types a ``type`` keyword allows; None means any type (the keyword is absent)."""
+    if value is None:
+        return None
+    return {str(t) for t in value} if isinstance(value, list) else {str(value)}
+
+
+def _covers(wide: set[str], narrow: set[str]) -> bool:
+    """Every type in ``narrow`` is allowed by ``wide`` (a number includes every integer)."""
+    return all(t in wide or (t == "integer" and "number" in wide) for t in narrow)
+
+
+def _judge_type(ctx: _Context, at: list[Any], before: Any, after: Any) -> None:
+    old_types, new_types = _type_set(before), _type_set(after)
+    here = [*at, "type"]
+    old_all = old_types if old_types is not None else set(_JSON_TYPES)
+    new_all = new_types if new_types is not None else set(_JSON_TYPES)
+    wider, narrower = _covers(new_all, old_all), _covers(old_all, new_all)
+    shown_before = before if before is not None else "any"
+    shown_after = after if after is not None else "any"
+    if wider and narrower:
+        return  # the same set of values, spelled differently
+    if wider:
+        ctx.add("type-widened", here, shown_before, shown_after, subject_at=at)
+    elif narrower:
+        ctx.add("type-narrowed", here, shown_before, shown_after, subject_at=at)
+    else:
+        ctx.add("type-changed", here, shown_before, shown_after, subject_at=at)
+
+
+def _judge_enum(ctx: _Context, at: list[Any], before: Any, after: Any) -> None:
+    here = [*at, "enum"]
+    if before is None:
+        ctx.add("became-enum", here, None, after, subject_at=at)
+        return
+    if after is None:
+        ctx.add("enum-removed", here, before, None, subject_at=at)
+        return
+    old_values = {canonical_json(v): v for v in before}
+    new_values = {canonical_json(v): v for v in after}
+    for key in sorted(new_values.keys() - old_values.keys()):
+        ctx.add("enum-value-added", here, None, new_values[key], subject_at=at, key=key)
+    for key in sorted(old_values.keys() - new_values.keys()):
+        ctx.add("enum-value-removed", here, old_values[key], None, subject_at=at, key=key)
+
+
+def _judge_bound(ctx: _Context, at: list[Any], keyword: str, before: Any, after: Any) -> None:
+    here = [*at, keyword]
+    detail = f"`{keyword}`"
+    numeric = all(
+        isinstance(v, int | float) and not isinstance(v, bool) for v in (before, after) if v is not None
+    )
+    if not numeric:
+        ctx.add(
+            f"constraint-{_text_change(before, after)}", here, before, after, detail=detail, subject_at=at
+        )
+    elif before is None:
+        ctx.add("bound-added", here, None, after, detail=detail, subject_at=at)
+    elif after is None:
+        ctx.add("bound-removed", here, before, None, detail=detail, subject_at=at)
+    else:
+        tighter = after < before if keyword in _UPPER_BOUNDS else after > before
+        ctx.add(
+            "bound-tightened" if tighter else "bound-relaxed",
+            here,
+            before,
+            after,
+            detail=detail,
+            subject_at=at,
+        )
+
+
+def _judge_additional(ctx: _Context, at: list[Any], before: Any, after: Any) -> None:
+    # Normalisation drops `additionalProperties: true`, so None here means "open".
+    here = [*at, "additionalProperties"]
+    if before is None and after is False:
+        ctx.add("additional-properties-closed", here, True, False, subject_at=at)
+    elif before is False and after is None:
+        ctx.add("additional-properties-opened", here, False, True, subject_at=at)
+    else:
+        shown = (True if before is None else before, True if after is None else after)
+        ctx.add("additional-properties-changed", here, *shown, subject_at=at)
+
+
+def _judge_composition(ctx: _Context, at: list[Any], keyword: str, before: Any, after: Any) -> None:
+    added_rule, removed_rule = _COMPOSITIONS[keyword]
+    if not isinstance(before, list):
+        ctx.add("composition-added", [*at, keyword], None, after, detail=f"`{keyword}`", subject_at=at)
+        return
+    if not isinstance(after, list):
+        ctx.add("composition-removed", [*at, keyword], before, None, detail=f"`{keyword}`", subject_at=at)
+        return
+    # Branches are a multiset: identical ones match; a changed branch pairs with the added branch
+    # of the same type (or the only one left) and is diffed in place.
+    unmatched_new = list(range(len(after)))
+    unmatched_old: list[int] = []
+    for index, branch in enumerate(before):
+        match = next((j for j in unmatched_new if after[j] == branch), None)
+        if match is None:
+            unmatched_old.append(index)
+        else:
+            unmatched_new.remove(match)
+    pairs: list[tuple[int, int]] = []
+    for index in list(unmatched_old):
+        kind = before[index].get("type") if isinstance(before[index], dict) else None
+        same = [j for j in unmatched_new if isinstance(after[j], dict) and after[j].get("type") == kind]
+        if same and (kind is not None or len(unmatched_old) == len(unmatched_new) == 1):
+            pairs.append((index, same[0]))
+            unmatched_old.remove(index)
+            unmatched_new.remove(same[0])
+    for old_index, new_index in pairs:
+        _diff_schema(
+            ctx.out, ctx.tool, ctx.area, before[old_index], after[new_index], [*at, keyword, new_index]
+        )
+    for index in unmatched_new:
+        ctx.add(
+            added_rule,
+            [*at, keyword, index],
+            None,
+            after[index],
+            subject_at=at,
+            key=canonical_json(after[index]),
+        )
+    for index in unmatched_old:
+        ctx.add(
+            removed_rule,
+            [*at, keyword, index],
+            before[index],
+            None,
+            subject_at=at,
+            key=canonical_json(before[index]),
+        )
+
+
+__all__ = ["Change", "diff_snapshots", "fingerprint", "summarize"]

@@ -1,0 +1,281 @@
+"""Normalise tool definitions before diffing, so cosmetic re-serialisation produces no change.
+
+Different SDKs write the same contract differently: key order, the order of ``required`` and
+``enum``, ``$ref``/``$defs`` factoring, three spellings of "nullable", absent annotation hints,
+TypeScript's draft-07 ``$schema`` stamp and Pydantic's generated ``title`` s. Every function here
+is pure and returns new data; the inputs are never modified.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+from typing import Any
+
+from registry.snapshot import canonical_json
+
+# MCP's defaults for absent annotation hints (spec, ToolAnnotations): an absent hint counts as its
+# default, so removing "destructiveHint": false means the tool became destructive.
+ANNOTATION_DEFAULTS: dict[str, bool] = {
+    "readOnlyHint": False,
+    "destructiveHint": True,
+    "idempotentHint": False,
+    "openWorldHint": True,
+}
+
+# Tool fields that make up the contract; anything else a server sends is an "extra" field.
+TOOL_CONTRACT_FIELDS = ("name", "title", "description", "inputSchema", "outputSchema", "annotations")
+
+# Keywords whose value is one subschema, a map of subschemas, or a list of subschemas.
+_SCHEMA_VALUED = (
+    "additionalProperties",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "contains",
+    "propertyNames",
+    "not",
+    "if",
+    "then",
+    "else",
+    "additionalItems",
+)
+_SCHEMA_MAPS = ("properties", "patternProperties", "dependentSchemas")
+_SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
+_COMPOSITIONS = ("anyOf", "oneOf", "allOf")
+# Keywords that only document a schema: a `$ref` sibling or a single-member allOf wrapper carrying
+# only these can be merged into the referenced schema without changing what validates.
+_DOC_KEYWORDS = frozenset(
+    {"title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly", "$comment"}
+)
+_MAX_REF_DEPTH = 10  # recursive schemas are expanded this deep at most (TDQS caps traversal at 10)
+
+
+def normalize_numbers(value: Any) -> Any:
+    """Integral floats become ints (``100.0`` ≡ ``100``), recursively; booleans stay booleans."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {key: normalize_numbers(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [normalize_numbers(item) for item in value]
+    return value
+
+
+def pydantic_titles(name: str) -> set[str]:
+    """The titles Pydantic generates for a field called ``name`` (v2 and the older v1 style)."""
+    return {name.title().replace("_", " ").strip(), name.replace("_", " ").title().strip()}
+
+
+def schema_dialect(schema: Any) -> str | None:
+    """The ``$schema`` a schema declares (absent means JSON Schema 2020-12 in MCP)."""
+    return schema.get("$schema") if isinstance(schema, dict) else None
+
+
+def normalize_schema(schema: Any, *, root_titles: tuple[str, ...] = ()) -> Any:
+    """The normalised form of a JSON Schema: refs inlined, nullable unified, sets sorted, noise removed.
+
+    ``root_titles`` are titles that carry no information at the root (Pydantic's
+    ``"<tool>Arguments"``); they are dropped.
+    """
+    if not isinstance(schema, dict):
+        return normalize_numbers(schema)
+    document = normalize_numbers(schema)
+    resolver = _Resolver(document)
+    result = resolver.node(document, stack=())
+    if isinstance(result, dict) and result.get("title") in root_titles:
+        result.pop("title")
+    return result
+
+
+class _Resolver:
+    """Walks one schema document, inlining local ``$ref`` s with a stack that stops cycles."""
+
+    def __init__(self, document: dict[str, Any]) -> None:
+        self.document = document
+
+    def node(self, schema: Any, stack: tuple[str, ...]) -> Any:
+        if schema is True:
+            return {}
+        if schema is False:
+            return {"not": {}}
+        if not isinstance(schema, dict):
+            return schema
+        ref = schema.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#"):
+            return self._inline(schema, ref, stack)
+        out: dict[str, Any] = {}
+        for key, value in schema.items():
+            if key in ("$schema", "$defs", "definitions"):
+                continue  # dialect is compared separately; definitions are inlined where used
+            if key in _SCHEMA_MAPS and isinstance(value, dict):
+                out[key] = {name: self._property(name, sub, stack, key) for name, sub in value.items()}
+            elif key in _SCHEMA_LISTS and isinstance(value, list):
+                out[key] = [self.node(sub, stack) for sub in value]
+            elif key == "items":
+                out[key] = (
+                    [self.node(sub, stack) for sub in value]
+                    if isinstance(value, list)
+                    else self.node(value, stack)
+                    if isinstance(value, dict)
+                    else value
+                )
+            elif key in _SCHEMA_VALUED and isinstance(value, dict):
+                out[key] = self.node(value, stack)
+            else:
+                out[key] = value
+        return _tidy(out)
+
+    def _property(self, name: str, schema: Any, stack: tuple[str, ...], container: str) -> Any:
+        result = self.node(schema, stack)
+        if (
+            container == "properties"
+            and isinstance(result, dict)
+            and result.get("title") in pydantic_titles(name)
+        ):
+            result.pop("title")
+        return result
+
+    def _inline(self, schema: dict[str, Any], ref: str, stack: tuple[str, ...]) -> Any:
+        siblings = {key: value for key, value in schema.items() if key != "$ref"}
+        target = _resolve_pointer(self.document, ref)
+        if target is None or ref in stack or len(stack) >= _MAX_REF_DEPTH:
+            # A cycle (or a dangling ref): keep the pointer; its target was compared where first expanded.
+            return _tidy(
+                {
+                    "$ref": ref,
+                    **{k: self.node(v, stack) if k in _SCHEMA_VALUED else v for k, v in siblings.items()},
+                }
+            )
+        resolved = self.node(copy.deepcopy(target), (*stack, ref))
+        if not isinstance(resolved, dict):
+            return resolved
+        definition_name = ref.rsplit("/", 1)[-1]
+        if resolved.get("title") == definition_name:
+            resolved.pop("title")  # Pydantic titles a model schema with its class name
+        if not siblings:
+            return resolved
+        normalized_siblings = self.node(siblings, stack)
+        return _merge_or_wrap(resolved, normalized_siblings)
+
+
+def _resolve_pointer(document: dict[str, Any], ref: str) -> Any:
+    """The value a local JSON pointer (``#/$defs/Name``) names, or None when it names nothing."""
+    if ref == "#":
+        return document
+    if not ref.startswith("#/"):
+        return None
+    node: Any = document
+    for raw in ref[2:].split("/"):
+        part = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return None
+    return node
+
+
+def _merge_or_wrap(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    """``base`` with ``extra`` laid over it when ``extra`` only documents; else both as an allOf."""
+    if set(extra) <= _DOC_KEYWORDS or not (set(extra) & set(base)):
+        return _tidy({**base, **extra})
+    return _tidy({"allOf": [base], **extra})
+
+
+def _is_null_schema(schema: Any) -> bool:
+    return isinstance(schema, dict) and schema.get("type") == "null" and set(schema) <= {"type", "title"}
+
+
+def _tidy(schema: dict[str, Any]) -> dict[str, Any]:
+    """Unify nullable forms, sort set-like arrays and drop keywords equal to their defaults."""
+    out = dict(schema)
+    nullable = out.pop("nullable", False) is True  # OpenAPI 3.0 spelling
+    types = out.get("type")
+    if isinstance(types, list):
+        if "null" in types and len(types) > 1:
+            nullable = True
+            types = [t for t in types if t != "null"]
+        types = sorted(set(types), key=str)
+        out["type"] = types[0] if len(types) == 1 else types
+    for keyword in ("anyOf", "oneOf"):
+        branches = out.get(keyword)
+        if isinstance(branches, list) and any(_is_null_schema(b) for b in branches):
+            rest = [b for b in branches if not _is_null_schema(b)]
+            if rest:
+                nullable = True
+                out[keyword] = rest
+    # A single-member allOf/anyOf/oneOf is the member itself (Pydantic wraps `$ref`s this way).
+    for keyword in _COMPOSITIONS:
+        branches = out.get(keyword)
+        if isinstance(branches, list) and len(branches) == 1 and isinstance(branches[0], dict):
+            del out[keyword]
+            member = branches[0]
+            if set(out) <= _DOC_KEYWORDS or not (set(out) & set(member)):
+                out = {**member, **out}
+                nullable = nullable or out.pop("nullable", False) is True
+            else:
+                out["allOf"] = [member]
+    for keyword in _COMPOSITIONS:
+        if isinstance(out.get(keyword), list):
+            out[keyword] = sorted(out[keyword], key=canonical_json)
+    if isinstance(out.get("required"), list):
+        out["required"] = sorted(set(out["required"]), key=str)
+        if not out["required"]:
+            del out["required"]
+    if isinstance(out.get("enum"), list):
+        values = {canonical_json(value): value for value in out["enum"]}
+        out["enum"] = [values[key] for key in sorted(values)]
+    for keyword, default in (
+        ("additionalProperties", True),
+        ("uniqueItems", False),
+        ("items", {}),
+        ("properties", {}),
+        ("deprecated", False),
+    ):
+        if keyword in out and out[keyword] == default:
+            del out[keyword]
+    if nullable:
+        out["nullable"] = True
+    return out
+
+
+def normalize_annotations(annotations: Any) -> dict[str, Any]:
+    """Annotations with every absent hint set to the default MCP gives it."""
+    result: dict[str, Any] = dict(ANNOTATION_DEFAULTS)
+    if isinstance(annotations, dict):
+        result.update({key: value for key, value in annotations.items() if value is not None})
+    return normalize_numbers(result)
+
+
+def normalize_tool(tool: dict[str, Any]) -> dict[str, Any]:
+    """One tool in normalised form: the contract fields, the dialects, and the other fields apart."""
+    name = tool.get("name", "")
+    output = tool.get("outputSchema")
+    return {
+        "name": name,
+        "title": tool.get("title") or None,
+        # MCPServer sends "" for a function without a docstring; other SDKs omit the field.
+        "description": tool.get("description") or None,
+        "inputSchema": normalize_schema(
+            tool.get("inputSchema") or {"type": "object"}, root_titles=(f"{name}Arguments",)
+        ),
+        "outputSchema": (
+            normalize_schema(output, root_titles=(f"{name}Output",)) if isinstance(output, dict) else None
+        ),
+        "annotations": normalize_annotations(tool.get("annotations")),
+        "dialects": {
+            "inputSchema": schema_dialect(tool.get("inputSchema")),
+            "outputSchema": schema_dialect(output),
+        },
+        "extra": {
+            key: normalize_numbers(value)
+            for key, value in tool.items()
+            if key not in TOOL_CONTRACT_FIELDS and value is not None
+        },
+    }
+
+
+def contract_digest(value: Any) -> str:
+    """sha256 hex of the canonical JSON of ``value`` (a normalised tool or schema)."""
+    return hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()
