@@ -1,0 +1,418 @@
+"""The pure renderer: hand-made data of the store, diff and scorer shapes in, files out."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+from html import unescape
+from html.parser import HTMLParser
+from pathlib import PurePosixPath
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from registry.render import (
+    ServerData,
+    assign_slugs,
+    escape_markdown,
+    markdown_code,
+    render_markdown,
+    render_server_report,
+    render_site,
+    schema_rows,
+    score_chart,
+    slugify,
+)
+
+SAFE_PATH = re.compile(r"^[a-z0-9_-]+(?:/[a-z0-9_-]+)*\.(?:html|json)$")
+DIMENSION_KEYS = ("purpose", "usage_guidelines", "behavior", "parameters", "conciseness", "completeness")
+
+
+def make_tool(name: str, description: str = "Read one note by id.", **extra: object) -> dict:
+    tool = {
+        "name": name,
+        "description": description,
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "description": "A permalink, an id, or an exact title."},
+                "depth": {"type": "integer", "enum": [0, 1, 2, 3], "default": 0, "description": "Hops."},
+                "filter": {
+                    "type": "object",
+                    "properties": {"tag": {"type": "string", "description": "Only notes with this tag."}},
+                    "required": ["tag"],
+                },
+            },
+            "required": ["name"],
+        },
+    }
+    tool.update(extra)
+    return tool
+
+
+def make_card(tool: str, total: float = 4.4, tier: str = "A") -> dict:
+    return {
+        "name": tool,
+        "dimensions": {
+            key: {
+                "score": 4,
+                "question": f"Question about {key}?",
+                "justification": f"Because {key} evidence.",
+            }
+            for key in DIMENSION_KEYS
+        },
+        "total": total,
+        "tier": tier,
+        "smells": [],
+        "flags": [],
+        "signals": {"paramCount": 3},
+        "findings": [
+            {
+                "rule": "param-unbounded-string",
+                "level": "warning",
+                "tool": tool,
+                "where": "inputSchema.properties.name",
+                "message": "String without maxLength.",
+                "fix": "Add maxLength.",
+            }
+        ],
+    }
+
+
+def make_server(
+    name: str = "memory", *, tools: list[dict] | None = None, overall: float | None = 4.1
+) -> ServerData:
+    tools = tools if tools is not None else [make_tool("memory_read", annotations={"readOnlyHint": True})]
+    snapshot = {
+        "format": "mcpdex.snapshot/1",
+        "server": {"name": name, "title": None, "version": "1.1.2", "instructions": "Notes live in a graph."},
+        "source": {"transport": "stdio", "target": "memory"},
+        "protocolVersion": "2025-11-25",
+        "capabilities": {"tools": {"listChanged": False}},
+        "capturedAt": "2026-09-18T10:00:00Z",
+        "tools": tools,
+        "resources": [],
+        "resourceTemplates": [],
+        "prompts": [],
+        "problems": [],
+        "digest": "sha256:" + "0" * 64,
+    }
+    scorecard = None
+    if overall is not None:
+        scorecard = {
+            "format": "mcpdex.scorecard/1",
+            "server": {"name": name, "version": "1.1.2"},
+            "tools": [make_card(tool["name"]) for tool in tools],
+            "server_score": {
+                "description_quality": 4.2,
+                "coherence": {"disambiguation": {"score": 5, "justification": "Every tool is distinct."}},
+                "overall": overall,
+                "tier": "A" if overall >= 3.5 else "C",
+                "shadowing": [],
+                "reasons": ["Average 4.4/5 across 1 of 1 tools scored."],
+            },
+            "findings": [],
+        }
+    change = {
+        "rule": "input-property-became-required",
+        "level": "breaking",
+        "tool": tools[0]["name"] if tools else "gone",
+        "area": "inputSchema",
+        "path": "/properties/name",
+        "before": None,
+        "after": ["name"],
+        "message": "Property 'name' became required.",
+        "fingerprint": "9f2c1a7e04b3",
+        "where": "Input schema / properties / name",
+    }
+    versions = [
+        {
+            "label": "1.1.1",
+            "digest": "sha256:1",
+            "first_seen": "2026-09-17T08:00:00Z",
+            "last_seen": None,
+            "changes": [],
+        },
+        {
+            "label": "1.1.2",
+            "digest": "sha256:2",
+            "first_seen": "2026-09-18T10:00:00Z",
+            "last_seen": None,
+            "changes": [change],
+        },
+    ]
+    inspections = [
+        {"at": "2026-09-18T10:00:00Z", "ok": True, "error": None, "duration_s": 1.25, "version": "1.1.2"}
+    ]
+    return ServerData(
+        name=name, snapshot=snapshot, versions=versions, scorecard=scorecard, inspections=inspections
+    )
+
+
+class PageParser(HTMLParser):
+    """Collects what matters for safety: scripts, event-handler attributes, links, text."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.scripts = 0
+        self.handlers: list[str] = []
+        self.hrefs: list[str] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "script":
+            self.scripts += 1
+        for key, value in attrs:
+            if key.startswith("on"):
+                self.handlers.append(key)
+            if key in {"href", "src", "action", "formaction", "xlink:href"}:
+                self.hrefs.append(value or "")
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+
+def parse(html: bytes | str) -> PageParser:
+    parser = PageParser()
+    parser.feed(html.decode("utf-8") if isinstance(html, bytes) else html)
+    return parser
+
+
+def visible_text(html: bytes | str) -> str:
+    return " ".join("".join(parse(html).text).split())
+
+
+def test_same_input_renders_byte_identical_site() -> None:
+    first = dict(render_site([make_server("b"), make_server("a")]).items())
+    second = dict(render_site([make_server("a"), make_server("b")]).items())
+    assert first == second
+    assert list(render_site([make_server("b"), make_server("a")])) == sorted(first)
+
+
+def test_site_has_index_server_and_tool_pages_with_json_beside_them() -> None:
+    files = render_site([make_server("memory")])
+    assert set(files) == {
+        "index.html",
+        "index.json",
+        "servers/memory/index.html",
+        "servers/memory/index.json",
+        "servers/memory/tools/memory_read.html",
+        "servers/memory/tools/memory_read.json",
+    }
+    tool_doc = json.loads(files["servers/memory/tools/memory_read.json"])
+    assert tool_doc["tool"]["name"] == "memory_read"
+    assert tool_doc["score"]["tier"] == "A"
+    assert tool_doc["changes"][0]["change"]["rule"] == "input-property-became-required"
+    index = json.loads(files["index.json"])
+    assert index["servers"][0]["change_level"] == "breaking"
+
+
+def test_every_link_points_to_a_rendered_file_or_an_anchor_on_the_page() -> None:
+    files = render_site([make_server("memory"), make_server("other/server")])
+    for path, body in files.items():
+        if not path.endswith(".html"):
+            continue
+        page = parse(body)
+        for href in page.hrefs:
+            if href.startswith("#"):
+                assert f'id="{href[1:]}"' in body.decode(), (path, href)
+                continue
+            target = str(PurePosixPath(path).parent / href)
+            while "/../" in f"/{target}":
+                target = re.sub(r"(^|/)[^/]+/\.\./", r"\1", target, count=1)
+            assert target in files, (path, href)
+
+
+def test_server_page_shows_overview_tools_schemas_scores_and_changelog() -> None:
+    html = render_site([make_server("memory")])["servers/memory/index.html"].decode()
+    text = visible_text(html)
+    for expected in (
+        "2025-11-25",
+        "stdio",
+        "Notes live in a graph.",
+        "Read-only",
+        "A permalink, an id, or an exact title.",
+        "One of: 0, 1, 2, 3",
+        "Default: 0",
+        "Only notes with this tag.",
+        "Question about usage_guidelines?",
+        "Because behavior evidence.",
+        "Average 4.4/5 across 1 of 1 tools scored.",
+        "Property 'name' became required.",
+        "First observed.",
+        "String without maxLength.",
+    ):
+        assert expected in text, expected
+    assert '"name"' in text  # the after value of the change, as JSON
+
+
+def test_schema_rows_mark_required_and_indent_nested_properties() -> None:
+    rows = schema_rows(make_tool("t")["inputSchema"])
+    assert [(row["path"], row["required"], row["depth"]) for row in rows] == [
+        ("name", True, 0),
+        ("depth", False, 0),
+        ("filter", False, 0),
+        ("filter.tag", True, 1),
+    ]
+    assert rows[1]["enum"] == ["0", "1", "2", "3"] and rows[1]["default"] == "0"
+
+
+def test_schema_rows_follow_local_refs_nullable_unions_and_arrays_of_objects() -> None:
+    schema = {
+        "type": "object",
+        "$defs": {"Item": {"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]}},
+        "properties": {
+            "item": {"anyOf": [{"$ref": "#/$defs/Item"}, {"type": "null"}]},
+            "items": {"type": "array", "items": {"$ref": "#/$defs/Item"}},
+        },
+    }
+    rows = schema_rows(schema)
+    assert [(row["path"], row["type"]) for row in rows] == [
+        ("item", "object | null"),
+        ("item.id", "string"),
+        ("items", "array of object"),
+        ("items[].id", "string"),
+    ]
+
+
+def test_recursive_schema_terminates() -> None:
+    schema = {
+        "type": "object",
+        "$defs": {"Node": {"type": "object", "properties": {"child": {"$ref": "#/$defs/Node"}}}},
+        "properties": {"root": {"$ref": "#/$defs/Node"}},
+    }
+    rows = schema_rows(schema)
+    assert rows[0]["path"] == "root"
+    assert len(rows) <= 12
+
+
+def test_path_traversal_name_gets_a_slug_inside_the_folder() -> None:
+    slug = slugify("../../etc")
+    assert slug.startswith("etc-") and "/" not in slug and "." not in slug
+    files = render_site([make_server("../../etc"), make_server("..")])
+    assert all(SAFE_PATH.match(path) for path in files), list(files)
+
+
+def test_clean_names_keep_their_own_slug() -> None:
+    assert slugify("server-memory") == "server-memory"
+    assert slugify("memory_read") == "memory_read"
+    assert slugify("Memory") != "memory"  # case-insensitive file systems must not merge two servers
+    assert slugify("con") != "con"
+
+
+def test_names_that_look_like_hashed_slugs_do_not_collide_with_them() -> None:
+    hashed = slugify("Memory")
+    assert assign_slugs(["Memory", hashed]) == [hashed, slugify(hashed)]
+    assert slugify(hashed) != hashed
+
+
+def test_duplicate_tool_names_get_distinct_pages() -> None:
+    files = render_site([make_server("dup", tools=[make_tool("same"), make_tool("same")])])
+    assert {"servers/dup/tools/same.html", "servers/dup/tools/same-2.html"} <= set(files)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(min_size=0, max_size=40), max_size=30))
+def test_distinct_names_never_share_a_slug_and_slugs_are_safe(names: list[str]) -> None:
+    slugs = assign_slugs(names)
+    assert len(set(slugs)) == len(slugs)
+    assert all(re.fullmatch(r"[a-z0-9_-]{1,80}", slug) for slug in slugs)
+    assert all(slug not in {".", ".."} for slug in slugs)
+
+
+def test_hostile_strings_are_escaped_and_never_become_links_or_scripts() -> None:
+    evil = '"><img src=x onerror=alert(1)><script>alert(2)</script>'
+    tool = make_tool(
+        "javascript:alert(3)",
+        description=f"{evil} \u202egnp.exe javascript:alert(4)",
+        title=evil,
+        annotations={"readOnlyHint": True, "title": evil},
+    )
+    server = make_server(evil, tools=[tool])
+    server.snapshot["server"]["instructions"] = evil
+    server.versions[-1]["changes"][0]["after"] = evil
+    files = render_site([server])
+    for path, body in files.items():
+        if not path.endswith(".html"):
+            continue
+        page = parse(body)
+        assert page.scripts == 1, path  # only our own
+        assert page.handlers == [], path
+        assert not any(
+            href.lower().lstrip().startswith(("javascript:", "data:", "http")) for href in page.hrefs
+        )
+        assert "<script>alert" not in body.decode()
+    server_page = next(body for path, body in files.items() if path.endswith("/index.html"))
+    assert evil in " ".join(parse(server_page).text)
+    assert "\u202egnp.exe" in server_page.decode()
+
+
+def test_csp_allows_exactly_the_inline_style_and_script() -> None:
+    html = render_site([make_server()])["index.html"].decode()
+    csp = unescape(re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', html).group(1))
+    style = re.search(r"<style>(.*?)</style>", html, re.S).group(1)
+    script = re.search(r"<script>(.*?)</script>", html, re.S).group(1)
+    for body, directive in ((style, "style-src"), (script, "script-src")):
+        digest = base64.b64encode(hashlib.sha256(body.encode()).digest()).decode()
+        assert f"{directive} 'sha256-{digest}'" in csp
+    assert "default-src 'none'" in csp
+
+
+def test_index_lists_each_server_with_tier_version_and_change_level() -> None:
+    html = render_site([make_server("memory"), make_server("plain", overall=None)])["index.html"].decode()
+    text = visible_text(html)
+    assert "memory" in text and "plain" in text and "not scored" in text
+    assert "breaking" in text and "1.1.2" in text
+    assert "<svg" in html and "Servers by overall score" in html
+
+
+def test_score_chart_bins_overall_scores_by_half_points() -> None:
+    chart = score_chart([1.0, 1.4, 3.5, 4.9, 5.0, None])
+    counts = {entry["label"]: entry["count"] for entry in chart["bins"]}
+    assert counts["1.0"] == 2 and counts["3.5"] == 1 and counts["4.5"] == 2
+    assert chart["unscored"] == 1 and chart["total"] == 5
+
+
+def test_single_server_report_is_one_self_contained_page() -> None:
+    html = render_server_report(make_server("memory"))
+    page = parse(html)
+    assert all(href.startswith("#") for href in page.hrefs)
+    assert "memory_read" in html and "Property 'name' became required." in visible_text(html)
+    assert not re.search(r"""(?:src|href)=["']?(?:https?:)?//""", html)
+
+
+def test_markdown_report_escapes_server_text() -> None:
+    evil = "<img src=x onerror=alert(1)> [click](javascript:alert(1)) | x"
+    server = make_server("memory", tools=[make_tool("a|b`c")])
+    server.scorecard["server_score"]["reasons"] = [evil]
+    markdown = render_markdown(server)
+    assert "<img" not in markdown and "](javascript" not in markdown
+    assert "``a\\|b`c``" in markdown
+    assert "**A 4.1/5.0**" in markdown.replace("Overall ", "")
+    assert "input-property-became-required" in markdown
+
+
+def test_markdown_helpers_neutralise_markup() -> None:
+    assert escape_markdown("a*b_c\n# h") == "a\\*b\\_c \\# h"
+    assert markdown_code("x`y") == "``x`y``"
+    assert markdown_code("`") == "`` ` ``"
+
+
+def test_template_dir_overrides_a_template_by_name(tmp_path) -> None:
+    (tmp_path / "tool.html.j2").write_text("custom {{ tool.name }}\n", encoding="utf-8")
+    files = render_site([make_server("memory")], template_dir=str(tmp_path))
+    assert files["servers/memory/tools/memory_read.html"] == b"custom memory_read\n"
+
+
+@pytest.mark.parametrize("profile", [None, {"surface": "graph"}])
+def test_memory_profile_partial_is_included_only_when_there_is_a_profile(tmp_path, profile) -> None:
+    (tmp_path / "_memory_profile.html.j2").write_text(
+        '<section id="memory-profile">Profile {{ profile.surface }}</section>\n', encoding="utf-8"
+    )
+    server = make_server("memory")
+    server.profile = profile
+    html = render_site([server], template_dir=str(tmp_path))["servers/memory/index.html"].decode()
+    assert ("Profile graph" in html) is (profile is not None)
