@@ -10,65 +10,94 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
-
-import sqlalchemy as sa
-from sqlalchemy import event
-from sqlalchemy.engine import Connection, Engine
-from sqlalchemy.exc import IntegrityError, OperationalError
+from functools import cache
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
 
 from registry.errors import NotFoundError, RegistryError
 from registry.snapshot import compute_digest, server_version
 
-metadata = sa.MetaData()
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Connection, Engine
 
-servers_table = sa.Table(
-    "servers",
-    metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("name", sa.String(512), nullable=False, unique=True),
-    sa.Column("title", sa.Text, nullable=True),
-    sa.Column("created_at", sa.String(32), nullable=False),
+
+@cache
+def tables() -> SimpleNamespace:
+    """The schema as SQLAlchemy Core tables (built on first use: importing SQLAlchemy costs ~0.4 s,
+    and reading an SQLite registry never needs it)."""
+    import sqlalchemy as sa
+
+    metadata = sa.MetaData()
+    servers = sa.Table(
+        "servers",
+        metadata,
+        sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+        sa.Column("name", sa.String(512), nullable=False, unique=True),
+        sa.Column("title", sa.Text, nullable=True),
+        sa.Column("created_at", sa.String(32), nullable=False),
+    )
+    versions = sa.Table(
+        "versions",
+        metadata,
+        sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+        sa.Column("server_id", sa.Integer, sa.ForeignKey("servers.id", ondelete="CASCADE"), nullable=False),
+        sa.Column("label", sa.String(256), nullable=False),
+        sa.Column("digest", sa.String(80), nullable=False),
+        sa.Column("snapshot", sa.Text, nullable=False),
+        sa.Column("first_seen", sa.String(32), nullable=False),
+        sa.Column("last_seen", sa.String(32), nullable=False),
+        sa.UniqueConstraint("server_id", "digest", name="uq_versions_server_digest"),
+        sa.UniqueConstraint("server_id", "label", name="uq_versions_server_label"),
+    )
+    inspections = sa.Table(
+        "inspections",
+        metadata,
+        sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+        sa.Column("server_id", sa.Integer, sa.ForeignKey("servers.id", ondelete="CASCADE"), nullable=False),
+        sa.Column("version_id", sa.Integer, sa.ForeignKey("versions.id", ondelete="SET NULL"), nullable=True),
+        sa.Column("at", sa.String(32), nullable=False),
+        sa.Column("ok", sa.Boolean, nullable=False),
+        sa.Column("error", sa.Text, nullable=True),
+        sa.Column("duration_s", sa.Float, nullable=False),
+        sa.Index("ix_inspections_server_at", "server_id", "at"),
+    )
+    profiles = sa.Table(
+        "profiles",
+        metadata,
+        sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+        sa.Column("version_id", sa.Integer, sa.ForeignKey("versions.id", ondelete="CASCADE"), nullable=False),
+        sa.Column("profile", sa.Text, nullable=False),
+        sa.Column("saved_at", sa.String(32), nullable=False),
+        sa.UniqueConstraint("version_id", name="uq_profiles_version"),
+    )
+    return SimpleNamespace(
+        metadata=metadata, servers=servers, versions=versions, inspections=inspections, profiles=profiles
+    )
+
+
+# Reads are plain SQL that SQLite and PostgreSQL both accept, run through SQLAlchemy for
+# PostgreSQL and through the standard library for SQLite (so `mcpdex show` starts fast).
+_SQL_SERVER = "SELECT id, name, title FROM servers WHERE name = :name"
+_SQL_SERVERS = "SELECT id, name, title FROM servers ORDER BY name"
+_SQL_VERSIONS = (
+    "SELECT label, digest, first_seen, last_seen, {snapshot} AS snapshot FROM versions "
+    "WHERE server_id = :server_id ORDER BY first_seen, id"
 )
-
-versions_table = sa.Table(
-    "versions",
-    metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("server_id", sa.Integer, sa.ForeignKey("servers.id", ondelete="CASCADE"), nullable=False),
-    sa.Column("label", sa.String(256), nullable=False),
-    sa.Column("digest", sa.String(80), nullable=False),
-    sa.Column("snapshot", sa.Text, nullable=False),
-    sa.Column("first_seen", sa.String(32), nullable=False),
-    sa.Column("last_seen", sa.String(32), nullable=False),
-    sa.UniqueConstraint("server_id", "digest", name="uq_versions_server_digest"),
-    sa.UniqueConstraint("server_id", "label", name="uq_versions_server_label"),
+_SQL_LAST_INSPECTION = (
+    "SELECT at, ok, error FROM inspections WHERE server_id = :server_id ORDER BY at DESC, id DESC LIMIT 1"
 )
-
-inspections_table = sa.Table(
-    "inspections",
-    metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("server_id", sa.Integer, sa.ForeignKey("servers.id", ondelete="CASCADE"), nullable=False),
-    sa.Column("version_id", sa.Integer, sa.ForeignKey("versions.id", ondelete="SET NULL"), nullable=True),
-    sa.Column("at", sa.String(32), nullable=False),
-    sa.Column("ok", sa.Boolean, nullable=False),
-    sa.Column("error", sa.Text, nullable=True),
-    sa.Column("duration_s", sa.Float, nullable=False),
-    sa.Index("ix_inspections_server_at", "server_id", "at"),
+_SQL_INSPECTIONS = (
+    "SELECT i.at AS at, i.ok AS ok, i.error AS error, i.duration_s AS duration_s, v.label AS label "
+    "FROM inspections i LEFT JOIN versions v ON i.version_id = v.id "
+    "WHERE i.server_id = :server_id ORDER BY i.at DESC, i.id DESC LIMIT :limit"
 )
-
-profiles_table = sa.Table(
-    "profiles",
-    metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("version_id", sa.Integer, sa.ForeignKey("versions.id", ondelete="CASCADE"), nullable=False),
-    sa.Column("profile", sa.Text, nullable=False),
-    sa.Column("saved_at", sa.String(32), nullable=False),
-    sa.UniqueConstraint("version_id", name="uq_profiles_version"),
+_SQL_PROFILE = (
+    "SELECT p.profile AS profile FROM profiles p JOIN versions v ON p.version_id = v.id "
+    "WHERE v.server_id = :server_id AND (v.label = :version OR v.digest = :version)"
 )
 
 
@@ -167,6 +196,9 @@ def _normalise_url(url: str) -> str:
 
 
 def _make_engine(url: str) -> Engine:
+    import sqlalchemy as sa
+    from sqlalchemy import event
+
     if url.startswith("sqlite:"):
         engine = sa.create_engine(url, connect_args={"timeout": 60})
 
@@ -188,12 +220,7 @@ def _make_engine(url: str) -> Engine:
             conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
         return engine
-    if url.startswith("postgresql"):
-        return sa.create_engine(url, pool_pre_ping=True)
-    raise RegistryError(
-        f"registry URL {url!r} is not supported; use sqlite:///PATH or postgresql://USER@HOST/DB "
-        "(set --registry or MCPDEX_REGISTRY)"
-    )
+    return sa.create_engine(url, pool_pre_ping=True)
 
 
 class Store:
@@ -201,36 +228,81 @@ class Store:
 
     def __init__(self, url: str) -> None:
         self.url = url
-        self._engine = _make_engine(_normalise_url(url))
-        self._sqlite = self._engine.dialect.name == "sqlite"
-        try:
+        self._sa_url = _normalise_url(url)
+        if self._sa_url.startswith("sqlite:///"):
+            self._sqlite_path: str | None = self._sa_url.removeprefix("sqlite:///")
+        elif self._sa_url.startswith("postgresql"):
+            self._sqlite_path = None
+        else:
+            raise RegistryError(
+                f"registry URL {url!r} is not supported; use sqlite:///PATH or postgresql://USER@HOST/DB "
+                "(set --registry or MCPDEX_REGISTRY)"
+            )
+        self._engine_: Engine | None = None
+        self._schema_ready = False
+
+    # -- connections -----------------------------------------------------------------------
+
+    def _display_url(self) -> str:
+        if self._sqlite_path is not None:
+            return self.url
+        from sqlalchemy.engine import make_url
+
+        return make_url(self._sa_url).render_as_string(hide_password=True)
+
+    @property
+    def engine(self) -> Engine:
+        """The SQLAlchemy engine, created (with the tables) on first use."""
+        if self._engine_ is None:
+            self._engine_ = _make_engine(self._sa_url)
+        if not self._schema_ready:
             self._create_schema()
+            self._schema_ready = True
+        return self._engine_
+
+    def _create_schema(self) -> None:
+        from sqlalchemy import text
+        from sqlalchemy.exc import OperationalError
+
+        try:
+            with self._transaction(self._engine_, write=True) as conn:
+                if self._sqlite_path is None:
+                    # Several processes opening a fresh database at once would race on CREATE TABLE.
+                    conn.execute(text("SELECT pg_advisory_xact_lock(7462135)"))
+                tables().metadata.create_all(conn, checkfirst=True)
         except OperationalError as exc:
             raise RegistryError(f"cannot open the registry at {self._display_url()}: {exc.orig}") from None
 
-    # -- setup -----------------------------------------------------------------------------
-
-    def _display_url(self) -> str:
-        return self._engine.url.render_as_string(hide_password=True)
-
-    def _create_schema(self) -> None:
-        with self._write() as conn:
-            if not self._sqlite:
-                # Several processes opening a fresh database at once would race on CREATE TABLE.
-                conn.execute(sa.text("SELECT pg_advisory_xact_lock(7462135)"))
-            metadata.create_all(conn, checkfirst=True)
-
-    def _write(self):
-        conn = self._engine.connect()
-        if self._sqlite:
+    def _transaction(self, engine: Any, *, write: bool) -> _Transaction:
+        conn = engine.connect()
+        if write and self._sqlite_path is not None:
             conn = conn.execution_options(sqlite_immediate=True)
         return _Transaction(conn)
 
-    def _read(self):
-        return _Transaction(self._engine.connect())
+    def _query(self, sql: str, **params: Any) -> list[Any]:
+        """Rows (mappings) of one read query."""
+        if self._sqlite_path is None:
+            from sqlalchemy import text
+
+            with self.engine.connect() as conn:
+                return list(conn.execute(text(sql), params).mappings())
+        try:
+            conn = sqlite3.connect(f"file:{self._sqlite_path}?mode=ro", uri=True, timeout=60)
+        except sqlite3.OperationalError:
+            return []  # no registry file yet: nothing recorded
+        try:
+            conn.row_factory = sqlite3.Row
+            return conn.execute(sql, params).fetchall()
+        except sqlite3.OperationalError as exc:
+            if "no such table" in str(exc):
+                return []
+            raise RegistryError(f"cannot read the registry at {self.url}: {exc}") from None
+        finally:
+            conn.close()
 
     def close(self) -> None:
-        self._engine.dispose()
+        if self._engine_ is not None:
+            self._engine_.dispose()
 
     def __enter__(self) -> Store:
         return self
@@ -251,6 +323,8 @@ class Store:
         duration_s: float,
     ) -> Recorded:
         """Record one inspection; with a snapshot, also its version when the digest is new."""
+        from sqlalchemy.exc import IntegrityError, OperationalError
+
         for attempt in range(8):
             try:
                 return self._record_once(snapshot, server, ok, error, started_at, duration_s)
@@ -276,8 +350,9 @@ class Store:
         started_at: str,
         duration_s: float,
     ) -> Recorded:
+        t = tables()
         title = ((snapshot or {}).get("server") or {}).get("title")
-        with self._write() as conn:
+        with self._transaction(self.engine, write=True) as conn:
             server_id = self._ensure_server(conn, server, title)
             version_id = label = digest = None
             new_version = False
@@ -285,7 +360,7 @@ class Store:
                 digest = snapshot.get("digest") or compute_digest(snapshot)
                 version_id, label, new_version = self._ensure_version(conn, server_id, snapshot, digest)
             inspection_id = conn.execute(
-                inspections_table.insert().values(
+                t.inspections.insert().values(
                     server_id=server_id,
                     version_id=version_id,
                     at=started_at,
@@ -297,29 +372,33 @@ class Store:
         return Recorded(server, label, digest, new_version, int(inspection_id))
 
     def _ensure_server(self, conn: Connection, name: str, title: str | None) -> int:
-        row = conn.execute(
-            sa.select(servers_table.c.id, servers_table.c.title).where(servers_table.c.name == name)
-        ).first()
+        import sqlalchemy as sa
+
+        s = tables().servers
+        row = conn.execute(sa.select(s.c.id, s.c.title).where(s.c.name == name)).first()
         if row is None:
             return int(
                 conn.execute(
-                    servers_table.insert().values(name=name, title=title, created_at=_now())
+                    s.insert().values(name=name, title=title, created_at=_now())
                 ).inserted_primary_key[0]
             )
         if title and row.title != title:
-            conn.execute(servers_table.update().where(servers_table.c.id == row.id).values(title=title))
+            conn.execute(s.update().where(s.c.id == row.id).values(title=title))
         return int(row.id)
 
     def _ensure_version(
         self, conn: Connection, server_id: int, snapshot: dict, digest: str
     ) -> tuple[int, str, bool]:
-        v = versions_table.c
+        import sqlalchemy as sa
+
+        versions = tables().versions
+        v = versions.c
         now = _now()
         row = conn.execute(
             sa.select(v.id, v.label).where(v.server_id == server_id, v.digest == digest)
         ).first()
         if row is not None:
-            conn.execute(versions_table.update().where(v.id == row.id).values(last_seen=now))
+            conn.execute(versions.update().where(v.id == row.id).values(last_seen=now))
             return int(row.id), row.label, False
         label = server_version(snapshot)
         taken = conn.execute(sa.select(v.id).where(v.server_id == server_id, v.label == label)).first()
@@ -329,7 +408,7 @@ class Store:
             label = f"{label}+{digest.removeprefix('sha256:')[:12]}"
         stored = dict(snapshot, digest=digest)
         version_id = conn.execute(
-            versions_table.insert().values(
+            versions.insert().values(
                 server_id=server_id,
                 label=label,
                 digest=digest,
@@ -342,55 +421,56 @@ class Store:
 
     def save_profile(self, server: str, version: str, profile: dict) -> None:
         """Store (or replace) the memory profile of one recorded version."""
-        with self._write() as conn:
-            version_id = self._version_id(conn, server, version)
-            p = profiles_table.c
-            body = json.dumps(profile, sort_keys=True, ensure_ascii=False)
-            existing = conn.execute(sa.select(p.id).where(p.version_id == version_id)).first()
-            if existing is None:
-                conn.execute(
-                    profiles_table.insert().values(version_id=version_id, profile=body, saved_at=_now())
+        import sqlalchemy as sa
+
+        t = tables()
+        v, p = t.versions.c, t.profiles.c
+        body = json.dumps(profile, sort_keys=True, ensure_ascii=False)
+        with self._transaction(self.engine, write=True) as conn:
+            server_id = self._server_id(server)
+            row = conn.execute(
+                sa.select(v.id).where(
+                    v.server_id == server_id, sa.or_(v.label == version, v.digest == version)
                 )
+            ).first()
+            if row is None:
+                raise NotFoundError(
+                    f"{server}@{version} is not in the registry; see `mcpdex versions {server}`"
+                )
+            existing = conn.execute(sa.select(p.id).where(p.version_id == row.id)).first()
+            if existing is None:
+                conn.execute(t.profiles.insert().values(version_id=row.id, profile=body, saved_at=_now()))
             else:
                 conn.execute(
-                    profiles_table.update().where(p.id == existing.id).values(profile=body, saved_at=_now())
+                    t.profiles.update().where(p.id == existing.id).values(profile=body, saved_at=_now())
                 )
 
     # -- reads -----------------------------------------------------------------------------
 
     def servers(self) -> list[ServerSummary]:
         """Every server, by name, with its latest version and last inspection."""
-        s, i = servers_table.c, inspections_table.c
         summaries = []
-        with self._read() as conn:
-            rows = conn.execute(sa.select(s.id, s.name, s.title).order_by(s.name)).all()
-            for row in rows:
-                versions = self._versions(conn, row.id)
-                last = conn.execute(
-                    sa.select(i.at, i.ok, i.error)
-                    .where(i.server_id == row.id)
-                    .order_by(i.at.desc(), i.id.desc())
-                    .limit(1)
-                ).first()
-                latest = versions[-1] if versions else None
-                summaries.append(
-                    ServerSummary(
-                        name=row.name,
-                        title=row.title,
-                        latest_version=latest.label if latest else None,
-                        latest_digest=latest.digest if latest else None,
-                        version_count=len(versions),
-                        last_inspected_at=last.at if last else None,
-                        last_ok=bool(last.ok) if last else None,
-                        last_error=last.error if last else None,
-                    )
+        for row in self._query(_SQL_SERVERS):
+            versions = self._versions(row["id"], with_snapshots=False)
+            last = self._query(_SQL_LAST_INSPECTION, server_id=row["id"])
+            latest = versions[-1] if versions else None
+            summaries.append(
+                ServerSummary(
+                    name=row["name"],
+                    title=row["title"],
+                    latest_version=latest.label if latest else None,
+                    latest_digest=latest.digest if latest else None,
+                    version_count=len(versions),
+                    last_inspected_at=last[0]["at"] if last else None,
+                    last_ok=bool(last[0]["ok"]) if last else None,
+                    last_error=last[0]["error"] if last else None,
                 )
+            )
         return summaries
 
     def versions(self, server: str) -> list[VersionRecord]:
         """A server's versions, oldest → newest (semver where labels parse, else first seen)."""
-        with self._read() as conn:
-            return self._versions(conn, self._server_id(conn, server))
+        return self._versions(self._server_id(server), with_snapshots=True)
 
     def snapshot(self, server: str, version: str | None = None) -> dict:
         """The snapshot of ``server`` at ``version`` (a label or a ``sha256:`` digest); latest when None."""
@@ -409,65 +489,46 @@ class Store:
 
     def inspections(self, server: str, limit: int = 50) -> list[InspectionRecord]:
         """The latest inspections of ``server``, newest first."""
-        i, v = inspections_table.c, versions_table.c
-        with self._read() as conn:
-            server_id = self._server_id(conn, server)
-            rows = conn.execute(
-                sa.select(i.at, i.ok, i.error, i.duration_s, v.label)
-                .select_from(inspections_table.outerjoin(versions_table, i.version_id == v.id))
-                .where(i.server_id == server_id)
-                .order_by(i.at.desc(), i.id.desc())
-                .limit(limit)
-            ).all()
-        return [InspectionRecord(r.at, bool(r.ok), r.error, float(r.duration_s), r.label) for r in rows]
+        rows = self._query(_SQL_INSPECTIONS, server_id=self._server_id(server), limit=limit)
+        return [
+            InspectionRecord(r["at"], bool(r["ok"]), r["error"], float(r["duration_s"]), r["label"])
+            for r in rows
+        ]
 
     def profile(self, server: str, version: str | None = None) -> dict | None:
         """The memory profile saved for ``server`` at ``version`` (latest when None), or None."""
-        with self._read() as conn:
-            if version is None:
-                versions = self._versions(conn, self._server_id(conn, server))
-                if not versions:
-                    return None
-                version = versions[-1].label
-            version_id = self._version_id(conn, server, version)
-            row = conn.execute(
-                sa.select(profiles_table.c.profile).where(profiles_table.c.version_id == version_id)
-            ).first()
-        return json.loads(row.profile) if row else None
+        server_id = self._server_id(server)
+        if version is None:
+            versions = self._versions(server_id, with_snapshots=False)
+            if not versions:
+                return None
+            version = versions[-1].label
+        rows = self._query(_SQL_PROFILE, server_id=server_id, version=version)
+        return json.loads(rows[0]["profile"]) if rows else None
 
     # -- helpers ---------------------------------------------------------------------------
 
-    def _server_id(self, conn: Connection, server: str) -> int:
-        row = conn.execute(sa.select(servers_table.c.id).where(servers_table.c.name == server)).first()
-        if row is None:
+    def _server_id(self, server: str) -> int:
+        rows = self._query(_SQL_SERVER, name=server)
+        if not rows:
             raise NotFoundError(
                 f"server {server!r} is not in the registry at {self._display_url()}; "
                 "list servers with `mcpdex versions --all` or record it with `mcpdex inspect --save`"
             )
-        return int(row.id)
+        return int(rows[0]["id"])
 
-    def _version_id(self, conn: Connection, server: str, version: str) -> int:
-        v = versions_table.c
-        row = conn.execute(
-            sa.select(v.id).where(
-                v.server_id == self._server_id(conn, server), sa.or_(v.label == version, v.digest == version)
-            )
-        ).first()
-        if row is None:
-            raise NotFoundError(f"{server}@{version} is not in the registry; see `mcpdex versions {server}`")
-        return int(row.id)
-
-    def _versions(self, conn: Connection, server_id: int) -> list[VersionRecord]:
-        v = versions_table.c
-        rows = conn.execute(
-            sa.select(v.label, v.digest, v.first_seen, v.last_seen, v.snapshot)
-            .where(v.server_id == server_id)
-            .order_by(v.first_seen, v.id)
-        ).all()
+    def _versions(self, server_id: int, *, with_snapshots: bool) -> list[VersionRecord]:
+        sql = _SQL_VERSIONS.format(snapshot="snapshot" if with_snapshots else "NULL")
         return order_versions(
             [
-                VersionRecord(r.label, r.digest, r.first_seen, r.last_seen, json.loads(r.snapshot))
-                for r in rows
+                VersionRecord(
+                    r["label"],
+                    r["digest"],
+                    r["first_seen"],
+                    r["last_seen"],
+                    json.loads(r["snapshot"]) if with_snapshots else {},
+                )
+                for r in self._query(sql, server_id=server_id)
             ]
         )
 
@@ -493,15 +554,12 @@ class _Transaction:
 
 
 def open_store(url: str | None = None) -> Store:
-    """Open (creating tables if needed) the registry at ``url``; None means the default registry."""
+    """Open the registry at ``url`` (None: the default registry); tables are created on first write."""
     from registry.paths import default_registry_url
 
     return Store(url or default_registry_url())
 
 
-# -- for registry.tokens: other modules' tables live in the same database, through the same engine --
-
-
 def store_engine(store: Store) -> Engine:
-    """The SQLAlchemy engine behind ``store`` (one connection setup per registry)."""
-    return store._engine
+    """The SQLAlchemy engine behind ``store``, for tables kept beside the registry's (write tokens)."""
+    return store.engine
