@@ -436,9 +436,10 @@ def _overview(server: ServerData) -> dict[str, Any]:
     capabilities = snapshot.get("capabilities") if isinstance(snapshot.get("capabilities"), dict) else {}
     return {
         "name": server.name,
+        "recorded": bool(snapshot),
         "reported_name": _as_text(info.get("name")),
         "title": _as_text(info.get("title")),
-        "version": server_version(snapshot),
+        "version": server_version(snapshot) if snapshot else "",
         "protocol": _as_text(snapshot.get("protocolVersion")),
         "transport": _as_text(source.get("transport")),
         "capabilities": sorted(str(key) for key in capabilities),

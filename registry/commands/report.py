@@ -1,0 +1,223 @@
+"""``mcpdex report``: the registry as a static site, or one server as an HTML page or PR comment."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from registry.commands._target import target_options
+
+if TYPE_CHECKING:
+    from registry.render import ServerData
+    from registry.store import Store
+
+# Inspections listed on a server page; older ones stay in the registry.
+_INSPECTIONS_SHOWN = 20
+
+
+@click.command("report")
+@target_options
+@click.option(
+    "--out",
+    type=click.Path(),
+    help="The site folder (whole registry), or the file for one server (default: stdout).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(("html", "markdown", "json")),
+    default="html",
+    show_default=True,
+    help="One server: a self-contained HTML page, the PR-comment Markdown, or the page's data as JSON.",
+)
+@click.option("--since", metavar="SNAPSHOT", help="One server: show the changes from this baseline.")
+@click.option(
+    "--template-dir",
+    type=click.Path(file_okay=False, exists=True),
+    help="A folder of templates that override the bundled ones by name.",
+)
+@click.option(
+    "--registry", "registry_url", metavar="URL", help="sqlite:///PATH or postgresql://… (MCPDEX_REGISTRY)."
+)
+def report(
+    out: str | None,
+    fmt: str,
+    since: str | None,
+    template_dir: str | None,
+    registry_url: str | None,
+    **target: Any,
+) -> None:
+    """Render directory pages for the whole registry, or a report of one server.
+
+    \b
+    mcpdex report --out site/                      # every server in the registry
+    mcpdex report mcpdex.lock.json --out memory.html
+    mcpdex report memory@1.2.0 --format markdown   # a server recorded in the registry
+    mcpdex report --since mcpdex.lock.json --format markdown -- python my_server.py
+    """
+    from registry.errors import UsageError
+
+    has_target = bool(target["argv"] or target["config"])
+    if not has_target:
+        if not out:
+            raise UsageError("pass --out FOLDER to render the registry, or name one server to report on")
+        if fmt != "html" or since:
+            raise UsageError(
+                "--format and --since apply to a report on one server; name a SNAPSHOT or TARGET"
+            )
+        count, servers = write_site(Path(out), registry_url=registry_url, template_dir=template_dir)
+        click.echo(f"wrote {count} files for {servers} servers to {out}", err=True)
+        return
+    text = render_one(target, fmt=fmt, since=since, registry_url=registry_url, template_dir=template_dir)
+    if out:
+        Path(out).write_text(text, encoding="utf-8")
+        click.echo(f"wrote {out}", err=True)
+    else:
+        click.echo(text, nl=False)
+
+
+def write_site(out: Path, *, registry_url: str | None, template_dir: str | None) -> tuple[int, int]:
+    """Render every server of the registry into ``out``; returns (files written or unchanged, servers)."""
+    from registry.render import render_site
+    from registry.store import open_store
+
+    with open_store(registry_url) as store:
+        servers = [server_data(store, summary.name) for summary in store.servers()]
+    files = render_site(servers, template_dir=template_dir)
+    root = out.resolve()
+    root.mkdir(parents=True, exist_ok=True)
+    for relative, body in files.items():
+        path = (root / relative).resolve()
+        if not path.is_relative_to(root):  # slugs never escape; this guards the writer all the same
+            raise RuntimeError(f"refusing to write outside {root}: {relative}")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # Unchanged files keep their modification time, so a publisher can sync by diff.
+        if path.is_file() and path.stat().st_size == len(body) and path.read_bytes() == body:
+            continue
+        path.write_bytes(body)
+    return len(files), len(servers)
+
+
+def server_data(store: Store, name: str, version: str | None = None) -> ServerData:
+    """A server's record from the store, judged: diffs between its versions and a scorecard of one."""
+    from registry.diff import diff_snapshots
+    from registry.errors import NotFoundError
+    from registry.render import ServerData, VersionEntry
+    from scoring import score_snapshot
+
+    records = store.versions(name)
+    if version is not None:
+        found = [index for index, record in enumerate(records) if version in (record.label, record.digest)]
+        if not found:
+            known = ", ".join(record.label for record in records[-10:]) or "none"
+            raise NotFoundError(f"{name}@{version} is not in the registry; known versions: {known}")
+        records = records[: found[0] + 1]
+    versions: list[VersionEntry] = []
+    for index, record in enumerate(records):
+        changes = diff_snapshots(records[index - 1].snapshot, record.snapshot) if index else []
+        versions.append(
+            {
+                "label": record.label,
+                "digest": record.digest,
+                "first_seen": record.first_seen,
+                "last_seen": record.last_seen,
+                "changes": [dict(change) for change in changes],
+            }
+        )
+    snapshot = records[-1].snapshot if records else {}
+    return ServerData(
+        name=name,
+        snapshot=snapshot,
+        versions=versions,
+        scorecard=score_snapshot(snapshot) if records else None,
+        inspections=[dict(vars(item)) for item in store.inspections(name, limit=_INSPECTIONS_SHOWN)],
+        profile=store.profile(name, records[-1].label) if records else None,
+    )
+
+
+def render_one(
+    target: dict[str, Any], *, fmt: str, since: str | None, registry_url: str | None, template_dir: str | None
+) -> str:
+    """The report on one server, named by a snapshot file, SERVER[@VERSION], a URL or a command."""
+    from registry.render import render_markdown, render_server_report, server_document
+
+    data = _from_registry(target, registry_url) if not since else None
+    if data is None:
+        snapshot = _snapshot(target, registry_url)
+        data = _standalone(snapshot, since, registry_url, target["timeout"])
+    if fmt == "markdown":
+        return render_markdown(data, template_dir=template_dir)
+    if fmt == "json":
+        return json.dumps(server_document(data), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    return render_server_report(data, template_dir=template_dir)
+
+
+def _single_spec(target: dict[str, Any]) -> str | None:
+    """The one positional word when nothing else says how to start a server; else None."""
+    argv = list(target["argv"])
+    live_only = target["config"] or target["env"] or target["cwd"] or target["header"] or target["transport"]
+    if len(argv) == 1 and not live_only:
+        return argv[0]
+    return None
+
+
+def _from_registry(target: dict[str, Any], registry_url: str | None) -> ServerData | None:
+    """``SERVER`` or ``SERVER@VERSION`` recorded in the registry, with its history; None otherwise."""
+    from registry.paths import default_registry_url
+    from registry.sources import split_server_spec
+    from registry.store import open_store
+
+    spec = _single_spec(target)
+    if spec is None or Path(spec).exists() or any(ch.isspace() for ch in spec) or "://" in spec:
+        return None
+    url = registry_url or default_registry_url()
+    if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).exists():
+        return None
+    name, version = split_server_spec(spec)
+    with open_store(url) as store:
+        if name not in {summary.name for summary in store.servers()}:
+            return None
+        return server_data(store, name, version)
+
+
+def _snapshot(target: dict[str, Any], registry_url: str | None) -> dict[str, Any]:
+    from registry.commands._target import snapshot_from_options
+    from registry.sources import resolve_snapshot
+
+    spec = _single_spec(target)
+    if spec is not None:
+        return resolve_snapshot(spec, registry_url=registry_url, timeout=target["timeout"])
+    return snapshot_from_options(**target)
+
+
+def _standalone(
+    snapshot: dict[str, Any], since: str | None, registry_url: str | None, timeout: float
+) -> ServerData:
+    """One snapshot, and the changes from the ``--since`` baseline when there is one."""
+    from registry.diff import diff_snapshots
+    from registry.render import ServerData
+    from registry.snapshot import server_version
+    from registry.sources import resolve_snapshot
+    from scoring import score_snapshot
+
+    def entry(snap: dict[str, Any], changes: list[dict[str, Any]]) -> dict[str, Any]:
+        return {
+            "label": server_version(snap),
+            "digest": snap.get("digest"),
+            "first_seen": snap.get("capturedAt"),
+            "last_seen": snap.get("capturedAt"),
+            "changes": changes,
+        }
+
+    versions = [entry(snapshot, [])]
+    if since:
+        baseline = resolve_snapshot(since, registry_url=registry_url, timeout=timeout)
+        changes = [dict(change) for change in diff_snapshots(baseline, snapshot)]
+        versions = [entry(baseline, []), entry(snapshot, changes)]
+    name = (snapshot.get("server") or {}).get("name") or "unnamed"
+    return ServerData(
+        name=str(name), snapshot=snapshot, versions=versions, scorecard=score_snapshot(snapshot)
+    )

@@ -1,0 +1,202 @@
+"""``mcpdex report`` on real data: peers inspected by the real CLI, a real registry, real diffs and scores."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from registry.snapshot import load_snapshot
+from registry.store import open_store
+
+MCPDEX = [sys.executable, "-m", "registry"]
+
+
+def run(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    result = subprocess.run([*MCPDEX, *args], capture_output=True, text=True, timeout=120)
+    if check:
+        assert result.returncode == 0, result.stderr
+    return result
+
+
+@pytest.fixture(scope="module")
+def peer_snapshots(tmp_path_factory, py_peer, npm_peer) -> dict[str, Path]:
+    """Real inspections of two releases of mcp-server-time and of the official memory server."""
+    folder = tmp_path_factory.mktemp("snapshots")
+    peers = {
+        "time-old": ["--version-label", "2025.9.25", "--", py_peer("time-old", "mcp-server-time")],
+        "time-new": ["--version-label", "2026.10.19", "--", py_peer("mcp-server-time")],
+        "memory": ["--", *npm_peer("server-memory")],
+    }
+    paths = {}
+    for key, args in peers.items():
+        paths[key] = folder / f"{key}.json"
+        run("inspect", "--out", str(paths[key]), "--format", "json", *args)
+    return paths
+
+
+def fill_registry(url: str, snapshots: dict[str, Path]) -> None:
+    """Record the peers as the store does after `inspect --save`, plus one failed inspection."""
+    with open_store(url) as store:
+        for key, server, at in (
+            ("time-old", "time", "2026-09-01T10:00:00Z"),
+            ("time-new", "time", "2026-10-20T10:00:00Z"),
+            ("memory", "memory", "2026-10-20T11:00:00Z"),
+        ):
+            snapshot = dict(load_snapshot(snapshots[key]))
+            store.record_inspection(
+                snapshot, server=server, ok=True, error=None, started_at=at, duration_s=1.5
+            )
+        store.record_inspection(
+            None,
+            server="broken",
+            ok=False,
+            error="the server exited before answering initialize",
+            started_at="2026-10-20T12:00:00Z",
+            duration_s=0.2,
+        )
+
+
+@pytest.fixture
+def sqlite_registry(tmp_path, peer_snapshots) -> str:
+    url = f"sqlite:///{tmp_path / 'registry.sqlite'}"
+    fill_registry(url, peer_snapshots)
+    return url
+
+
+def read(folder: Path, relative: str) -> str:
+    return (folder / relative).read_text(encoding="utf-8")
+
+
+def text_of(html: str) -> str:
+    from html import unescape
+
+    return " ".join(unescape(re.sub(r"<[^>]+>", " ", html)).split())
+
+
+def check_site(site: Path) -> None:
+    index = text_of(read(site, "index.html"))
+    for name in ("time", "memory", "broken"):
+        assert name in index
+    assert "failed" in index  # the broken server's last inspection
+    entries = {entry["name"]: entry for entry in json.loads(read(site, "index.json"))["servers"]}
+    assert entries["time"]["version"] == "2026.10.19" and entries["time"]["version_count"] == 2
+    assert entries["time"]["change_level"] in {"breaking", "warning", "info"}
+    assert entries["memory"]["tools"] == 9 and entries["memory"]["tier"] in {"A", "B", "C", "D"}
+
+    time_page = text_of(read(site, "servers/time/index.html"))
+    assert "v2026.10.19" in time_page and "v2025.9.25" in time_page and "First observed." in time_page
+    assert "get_current_time" in time_page and "convert_time" in time_page
+    assert "Purpose" in time_page and "Usage Guidelines" in time_page  # the six dimensions
+    time_doc = json.loads(read(site, "servers/time/index.json"))
+    changes = time_doc["versions"][1]["changes"]
+    assert changes, "two releases of mcp-server-time differ"
+    assert all(change["rule"] in time_page for change in changes)
+
+    tool_page = text_of(read(site, "servers/memory/tools/create_entities.html"))
+    assert "entities" in tool_page and "Input Schema" in tool_page
+    tool_doc = json.loads(read(site, "servers/memory/tools/create_entities.json"))
+    assert tool_doc["tool"]["name"] == "create_entities" and tool_doc["score"]["tier"]
+    assert "No successful inspection is recorded yet" in text_of(read(site, "servers/broken/index.html"))
+
+
+@pytest.mark.slow
+def test_report_renders_the_registry_as_a_static_site(tmp_path, sqlite_registry) -> None:
+    result = run("report", "--out", str(tmp_path / "site"), "--registry", sqlite_registry)
+    assert "for 3 servers" in result.stderr and result.stdout == ""
+    check_site(tmp_path / "site")
+
+
+@pytest.mark.slow
+@pytest.mark.postgres
+def test_report_renders_the_same_site_from_postgresql(
+    tmp_path, sqlite_registry, postgres_url, peer_snapshots
+):
+    fill_registry(postgres_url, peer_snapshots)
+    run("report", "--out", str(tmp_path / "pg"), "--registry", postgres_url)
+    run("report", "--out", str(tmp_path / "lite"), "--registry", sqlite_registry)
+    check_site(tmp_path / "pg")
+    assert files_of(tmp_path / "pg") == files_of(tmp_path / "lite")
+
+
+def files_of(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.slow
+def test_rerendering_gives_byte_identical_files_and_keeps_their_mtimes(tmp_path, sqlite_registry) -> None:
+    site = tmp_path / "site"
+    run("report", "--out", str(site), "--registry", sqlite_registry)
+    before = files_of(site)
+    stamps = {p: p.stat().st_mtime_ns for p in site.rglob("*.html")}
+    run("report", "--out", str(site), "--registry", sqlite_registry)
+    assert files_of(site) == before
+    assert {p: p.stat().st_mtime_ns for p in site.rglob("*.html")} == stamps
+
+
+def test_report_on_a_snapshot_file_writes_one_self_contained_page(tmp_path, peer_snapshots) -> None:
+    out = tmp_path / "memory.html"
+    run("report", str(peer_snapshots["memory"]), "--out", str(out))
+    html = out.read_text(encoding="utf-8")
+    assert "create_entities" in html and "read_graph" in html
+    assert not re.search(r"""(?:src|href)=["']?(?:https?:)?//""", html)
+    assert re.findall(r'href="([^"]*)"', html) and all(
+        h.startswith("#") for h in re.findall(r'href="([^"]*)"', html)
+    )
+
+
+def test_report_markdown_since_a_baseline_lists_the_changes(peer_snapshots) -> None:
+    result = run(
+        "report",
+        str(peer_snapshots["time-new"]),
+        "--since",
+        str(peer_snapshots["time-old"]),
+        "--format",
+        "markdown",
+    )
+    assert result.stdout.startswith("### mcpdex: `")
+    assert "#### Changes in 2026\\.10\\.19" in result.stdout
+    assert "| `get_current_time` |" in result.stdout
+
+
+def test_report_on_a_registry_server_includes_its_history(sqlite_registry) -> None:
+    result = run("report", "time", "--format", "json", "--registry", sqlite_registry)
+    document = json.loads(result.stdout)
+    assert [version["label"] for version in document["versions"]] == ["2025.9.25", "2026.10.19"]
+    assert document["scorecard"]["format"] == "mcpdex.scorecard/1"
+    older = json.loads(
+        run("report", "time@2025.9.25", "--format", "json", "--registry", sqlite_registry).stdout
+    )
+    assert [version["label"] for version in older["versions"]] == ["2025.9.25"]
+
+
+@pytest.mark.slow
+def test_report_on_a_live_target_inspects_it(py_peer) -> None:
+    result = run("report", "--format", "markdown", "--", py_peer("mcp-server-time"))
+    assert "`convert_time`" in result.stdout
+
+
+def test_template_dir_overrides_a_bundled_template(tmp_path, peer_snapshots) -> None:
+    templates = tmp_path / "templates"
+    templates.mkdir()
+    (templates / "report.md.j2").write_text("custom report for {{ code(server.name) }}\n", encoding="utf-8")
+    result = run(
+        "report", str(peer_snapshots["memory"]), "--format", "markdown", "--template-dir", str(templates)
+    )
+    assert result.stdout.startswith("custom report for `")
+
+
+def test_report_without_a_target_or_out_is_a_usage_error() -> None:
+    result = run("report", check=False)
+    assert result.returncode == 2
+    assert "mcpdex: error: pass --out FOLDER" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_unknown_registry_version_is_reported_without_traceback(sqlite_registry) -> None:
+    result = run("report", "time@9.9.9", "--registry", sqlite_registry, check=False)
+    assert result.returncode == 2
+    assert "9.9.9" in result.stderr and "Traceback" not in result.stderr
