@@ -432,7 +432,7 @@ RULES: tuple[Rule, ...] = tuple(
             "info",
             input_why="An existing bound got stricter (max* down, min* up): some values that passed fail.",
             output_why="Results stay within a stricter bound.",
-            input_message="{tool}: {subject} {detail} tightened from {before} to {after}; larger or smaller "
+            input_message="{tool}: {subject} {detail} tightened from {before} to {after}; some "
             "values that passed are now rejected.",
             output_message="{tool}: {subject} {detail} tightened from {before} to {after}.",
             example=(_prop({"type": "integer", "maximum": 100}), _prop({"type": "integer", "maximum": 50})),
@@ -853,3 +853,15 @@ def example_snapshots(row: Rule) -> tuple[dict[str, Any], dict[str, Any]]:
     if row.area == "server":
         return snapshot([], **old), snapshot([], **new)
     return snapshot([_TOOL], version=old), snapshot([], version=new)
+
+
+def rules_markdown() -> str:
+    """The Markdown reference of every rule, as committed in ``docs/rules.md``."""
+    import json
+
+    from registry.templating import render
+
+    def compact(value: Any) -> str:
+        return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+    return render("rules.md.j2", rules=RULES, areas=AREAS, area_labels=AREA_LABELS, compact=compact)

@@ -1,0 +1,79 @@
+"""A server's schema changelog: every recorded version diffed against the one before it.
+
+Pure: takes the versions (oldest → newest, as the store returns them) and returns plain data,
+newest first, which the text, Markdown and JSON renderers print. No database, no clock.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from registry.diff import Change, diff_snapshots, summarize
+from registry.templating import render
+
+CHANGELOG_FORMAT = "mcpdex.changelog/1"
+
+
+def _field(version: Any, name: str) -> Any:
+    """Read ``name`` from a store VersionRecord or from a plain mapping with the same keys."""
+    return version[name] if isinstance(version, dict) else getattr(version, name)
+
+
+def display_version(label: str) -> str:
+    """``1.1.2`` → ``v1.1.2``; labels that do not start with a digit are shown as they are."""
+    return f"v{label}" if label[:1].isdigit() else label
+
+
+def group_by_tool(changes: Iterable[Change]) -> list[dict[str, Any]]:
+    """``[{"tool": name or None, "changes": [...]}]`` in the order the changes come (server-level first)."""
+    groups: dict[str | None, list[Change]] = {}
+    for change in changes:
+        groups.setdefault(change["tool"], []).append(change)
+    return [{"tool": tool, "changes": items} for tool, items in groups.items()]
+
+
+def build_changelog(server: str, versions: Sequence[Any]) -> dict[str, Any]:
+    """The changelog of ``server`` from its versions (each with label, digest, first_seen, snapshot)."""
+    entries: list[dict[str, Any]] = []
+    previous: dict[str, Any] | None = None
+    for version in versions:
+        snapshot = _field(version, "snapshot")
+        changes = diff_snapshots(previous, snapshot) if previous is not None else []
+        entries.append(
+            {
+                "version": _field(version, "label"),
+                "display": display_version(_field(version, "label")),
+                "date": str(_field(version, "first_seen"))[:10],
+                "digest": _field(version, "digest"),
+                "first": previous is None,
+                "counts": summarize(changes),
+                "tools": group_by_tool(changes),
+                "changes": changes,
+            }
+        )
+        previous = snapshot
+    entries.reverse()
+    return {"format": CHANGELOG_FORMAT, "server": server, "versions": entries}
+
+
+def headline(entry: dict[str, Any]) -> str:
+    """``First observed v1.1.1 (2026-09-18)`` or ``v1.1.2 (2026-09-18): 4 changes, 1 breaking``."""
+    if entry["first"]:
+        return f"First observed {entry['display']} ({entry['date']})"
+    counts = entry["counts"]
+    total = counts["total"]
+    if total == 0:
+        return f"{entry['display']} ({entry['date']}): no contract changes"
+    parts = [f"{total} change{'s' if total != 1 else ''}"]
+    parts += [f"{counts[level]} {level}" for level in ("breaking", "warning") if counts[level]]
+    return f"{entry['display']} ({entry['date']}): {', '.join(parts)}"
+
+
+def render_changelog(changelog: dict[str, Any], fmt: str = "text") -> str:
+    """The changelog as ``text``, ``markdown`` or ``json``."""
+    if fmt == "json":
+        return json.dumps(changelog, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
+    template = "changelog.md.j2" if fmt == "markdown" else "changelog.txt.j2"
+    return render(template, changelog=changelog, headline=headline)

@@ -1,0 +1,37 @@
+"""``mcpdex changelog SERVER``: every recorded version of a server, diffed against the one before."""
+
+from __future__ import annotations
+
+import click
+
+
+@click.command("changelog")
+@click.argument("server")
+@click.option(
+    "--registry", "registry_url", metavar="URL", help="sqlite:///PATH or postgresql://… (MCPDEX_REGISTRY)."
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(("text", "markdown", "json")),
+    default="text",
+    show_default=True,
+    help="Output format.",
+)
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Show only the newest N versions.")
+def changelog(server: str, registry_url: str | None, fmt: str, limit: int | None) -> None:
+    """Print SERVER's schema changelog, newest version first, changes grouped by tool.
+
+    \b
+    mcpdex changelog memory-server
+    mcpdex changelog memory-server --format markdown > CHANGELOG-tools.md
+    """
+    from registry.changelog import build_changelog, render_changelog
+    from registry.store import open_store
+
+    with open_store(registry_url) as store:
+        versions = store.versions(server)
+    log = build_changelog(server, versions)
+    if limit is not None:
+        log["versions"] = log["versions"][:limit]
+    click.echo(render_changelog(log, fmt), nl=False)

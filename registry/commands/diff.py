@@ -1,0 +1,97 @@
+"""``mcpdex diff`` (snapshots, registry versions or live targets) and ``mcpdex rules`` (the rule table)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from registry.rules import LEVELS
+
+
+@click.command("diff")
+@click.argument("old")
+@click.argument("new")
+@click.option(
+    "--registry", "registry_url", metavar="URL", help="Registry for SERVER@VERSION sides (MCPDEX_REGISTRY)."
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(("text", "json", "markdown")),
+    default="text",
+    show_default=True,
+    help="Output format.",
+)
+@click.option(
+    "--fail-on",
+    type=click.Choice(LEVELS),
+    default=None,
+    help="Exit 1 when a change at this level or above is found (default: never).",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0.5),
+    default=30.0,
+    show_default=True,
+    help="Deadline in seconds for inspecting a live side.",
+)
+def diff(old: str, new: str, registry_url: str | None, fmt: str, fail_on: str | None, timeout: float) -> int:
+    """Diff OLD → NEW, each a snapshot file, SERVER[@VERSION] from the registry, a URL or a quoted command.
+
+    \b
+    mcpdex diff before.json after.json
+    mcpdex diff memory-server@0.6.2 memory-server@0.6.3 --format markdown
+    mcpdex diff mcpdex.lock.json "python server.py" --fail-on breaking
+    """
+    from registry.gate import evaluate, render_report
+    from registry.sources import resolve_snapshot
+
+    before = resolve_snapshot(old, registry_url=registry_url, timeout=timeout)
+    after = resolve_snapshot(new, registry_url=registry_url, timeout=timeout)
+    report = evaluate(before, after, fail_on=fail_on, old_origin=old, new_origin=new)
+    click.echo(render_report(report, fmt, color=sys.stdout.isatty()), nl=False)
+    return 0 if report["passed"] else 1
+
+
+@click.command("rules")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(("text", "json", "markdown")),
+    default="text",
+    show_default=True,
+    help="Output format (markdown is what docs/rules.md holds).",
+)
+@click.option(
+    "--write", "write_path", type=click.Path(dir_okay=False), help="Write the Markdown reference here."
+)
+def rules(fmt: str, write_path: str | None) -> None:
+    """List every diff rule: id, level, area, direction and what it means."""
+    from registry.rules import RULES, rules_markdown
+
+    if write_path:
+        Path(write_path).write_text(rules_markdown(), encoding="utf-8")
+        click.echo(f"wrote {len(RULES)} rules to {write_path}", err=True)
+        return
+    if fmt == "markdown":
+        click.echo(rules_markdown(), nl=False)
+    elif fmt == "json":
+        rows = [
+            {
+                "id": r.id,
+                "level": r.level,
+                "area": r.area,
+                "direction": r.direction,
+                "explanation": r.explanation,
+                "example": {"old": r.example[0], "new": r.example[1]},
+            }
+            for r in RULES
+        ]
+        click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+    else:
+        width = max(len(r.id) for r in RULES)
+        for r in RULES:
+            click.echo(f"{r.id:<{width}}  {r.level:<8}  {r.explanation}")

@@ -1,0 +1,214 @@
+"""``mcpdex lock`` (write the baseline a repository commits) and ``mcpdex check`` (the CI gate)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+import click
+
+from registry.commands._target import target_options
+from registry.rules import LEVELS
+
+_OUTPUT_FORMATS = ("text", "json", "markdown", "github", "junit", "sarif")
+
+
+@click.command("lock")
+@target_options
+@click.option(
+    "--out",
+    default="mcpdex.lock.json",
+    show_default=True,
+    type=click.Path(dir_okay=False),
+    help="Where to write the baseline.",
+)
+def lock(out: str, **target: Any) -> None:
+    """Inspect the target and write its snapshot as the baseline (mcpdex.lock.json) to commit.
+
+    \b
+    mcpdex lock -- python server.py
+    mcpdex lock --out contracts/mcpdex.lock.json -- node dist/index.js
+    """
+    from registry.commands._target import snapshot_from_options
+    from registry.snapshot import dump_snapshot, server_version
+
+    snapshot = snapshot_from_options(**target)
+    dump_snapshot(snapshot, out)
+    click.echo(
+        f"wrote {out}: {len(snapshot.get('tools') or [])} tools, "
+        f"{(snapshot.get('server') or {}).get('name')} {server_version(snapshot)}",
+        err=True,
+    )
+
+
+@click.command("check")
+@target_options
+@click.option(
+    "--baseline",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Baseline snapshot file (default: mcpdex.lock.json, unless --registry is given).",
+)
+@click.option(
+    "--registry",
+    "registry_url",
+    metavar="URL",
+    help="Compare with the latest version recorded in this registry instead of a file.",
+)
+@click.option(
+    "--against",
+    metavar="SERVER[@VERSION]",
+    help="With --registry: which recorded server (default: the target's serverInfo.name).",
+)
+@click.option(
+    "--fail-on",
+    type=click.Choice(LEVELS),
+    default="breaking",
+    show_default=True,
+    help="Fail on changes at this level or above.",
+)
+@click.option(
+    "--ignore",
+    "ignore_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Accepted changes: lines of '<fingerprint> <reason>' (default: mcpdex.ignore if present).",
+)
+@click.option(
+    "--severity",
+    multiple=True,
+    metavar="RULE=LEVEL",
+    help="Override a rule's level (breaking, warning, info, or none to drop it). Repeatable.",
+)
+@click.option(
+    "--bump-level",
+    type=click.Choice((*LEVELS, "none")),
+    default="warning",
+    show_default=True,
+    help="Level of a breaking change shipped without a major version bump.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(_OUTPUT_FORMATS),
+    default="text",
+    show_default=True,
+    help="Report format on stdout; Markdown also goes to $GITHUB_STEP_SUMMARY when set.",
+)
+@click.option(
+    "--update",
+    is_flag=True,
+    help="After review: write the current snapshot as the new baseline (or record it in --registry).",
+)
+def check(
+    baseline: str | None,
+    registry_url: str | None,
+    against: str | None,
+    fail_on: str,
+    ignore_path: str | None,
+    severity: tuple[str, ...],
+    bump_level: str,
+    fmt: str,
+    update: bool,
+    **target: Any,
+) -> int:
+    """Gate CI: diff the live target against its baseline; exit 0 passed, 1 failed, 2 could not run.
+
+    \b
+    mcpdex check -- python server.py
+    mcpdex check --format github --fail-on warning -- node dist/index.js
+    mcpdex check --registry postgresql://db/mcpdex https://example.test/mcp
+    mcpdex check --update -- python server.py     # accept the reviewed change as the new baseline
+    """
+    from registry.commands._target import snapshot_from_options
+    from registry.errors import UsageError
+    from registry.gate import (
+        DEFAULT_IGNORE_FILE,
+        append_step_summary,
+        evaluate,
+        load_ignore,
+        parse_severity,
+        render_report,
+    )
+    from registry.snapshot import dump_snapshot, load_snapshot
+
+    if baseline and registry_url:
+        raise UsageError("give either --baseline FILE or --registry URL, not both")
+    if against and not registry_url:
+        raise UsageError("--against names a server in the registry; pass --registry URL too")
+    overrides = parse_severity(severity)
+    if ignore_path is None and os.path.isfile(DEFAULT_IGNORE_FILE):
+        ignore_path = DEFAULT_IGNORE_FILE
+    accepted = load_ignore(ignore_path)
+    baseline_file = None if registry_url else (baseline or "mcpdex.lock.json")
+    if baseline_file and not os.path.isfile(baseline_file) and not update:
+        raise UsageError(
+            f"{baseline_file}: no baseline; write one with `mcpdex lock` (same target) and commit it"
+        )
+
+    current = snapshot_from_options(**target)
+    if baseline_file:
+        old = load_snapshot(baseline_file) if os.path.isfile(baseline_file) else None
+        origin = baseline_file
+    else:
+        old, origin = _registry_baseline(registry_url, against, current)  # type: ignore[arg-type]
+    if old is None:  # --update with no baseline yet: this run creates it
+        dump_snapshot(current, baseline_file)  # type: ignore[arg-type]
+        click.echo(f"wrote the first baseline to {baseline_file}", err=True)
+        return 0
+    report = evaluate(
+        old,
+        current,
+        fail_on=fail_on,
+        accepted=accepted,
+        severity=overrides,
+        bump_level=None if bump_level == "none" else bump_level,
+        old_origin=origin,
+        new_origin="live target",
+    )
+    click.echo(render_report(report, fmt, color=sys.stdout.isatty(), file=baseline_file), nl=False)
+    if append_step_summary(report):
+        click.echo("appended the report to $GITHUB_STEP_SUMMARY", err=True)
+    if update:
+        if baseline_file:
+            dump_snapshot(current, baseline_file)
+            click.echo(f"updated the baseline {baseline_file}", err=True)
+        else:
+            _record(registry_url, against, current)  # type: ignore[arg-type]
+            click.echo(f"recorded the current snapshot in {registry_url}", err=True)
+        return 0
+    return 0 if report["passed"] else 1
+
+
+def _registry_baseline(url: str, against: str | None, current: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    from registry.errors import UsageError
+    from registry.sources import split_server_spec
+    from registry.store import open_store
+
+    name, version = (
+        split_server_spec(against) if against else ((current.get("server") or {}).get("name"), None)
+    )
+    if not name:
+        raise UsageError("the target reports no serverInfo.name; name the recorded server with --against")
+    with open_store(url) as store:
+        snapshot = store.snapshot(name, version)
+    return snapshot, f"{name}@{version or 'latest'} in the registry"
+
+
+def _record(url: str, against: str | None, current: dict[str, Any]) -> None:
+    from datetime import UTC, datetime
+
+    from registry.sources import split_server_spec
+    from registry.store import open_store
+
+    name = split_server_spec(against)[0] if against else (current.get("server") or {}).get("name")
+    with open_store(url) as store:
+        store.record_inspection(
+            current,
+            server=name,
+            ok=True,
+            error=None,
+            started_at=datetime.now(UTC).isoformat(timespec="seconds"),
+            duration_s=0.0,
+        )

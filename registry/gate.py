@@ -1,0 +1,387 @@
+"""The CI gate: judge a diff against a policy and report it in the format a CI system reads.
+
+Policy: ``--fail-on`` level, per-rule level overrides, accepted changes listed by fingerprint
+with a reason in an ignore file, and the semver check (a breaking change needs a major bump;
+in 0.x the minor acts as major). Reports render as text, JSON, Markdown, GitHub workflow
+annotations, JUnit XML and SARIF 2.1.0. Pure apart from reading the ignore file and appending
+to ``$GITHUB_STEP_SUMMARY``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import click
+
+from registry.diff import Change, diff_snapshots, fingerprint, summarize
+from registry.errors import UsageError
+from registry.rules import LEVELS, RULES_BY_ID, level_rank, rule
+from registry.snapshot import server_version
+from registry.templating import render
+
+REPORT_FORMAT = "mcpdex.check/1"
+OUTPUT_FORMATS = ("text", "json", "markdown", "github", "junit", "sarif")
+DEFAULT_IGNORE_FILE = "mcpdex.ignore"
+DEFAULT_LOCK_FILE = "mcpdex.lock.json"
+_FINGERPRINT = re.compile(r"^[0-9a-f]{12}$")
+_SEMVER = re.compile(r"^v?(\d+)\.(\d+)\.(\d+)(?:[-+][0-9A-Za-z.+-]*)?$")
+
+
+@dataclass(frozen=True)
+class Accepted:
+    """One line of the ignore file: a reviewed change, by fingerprint, and why it is accepted."""
+
+    fingerprint: str
+    reason: str
+    line: int
+
+
+def parse_ignore(text: str, origin: str = DEFAULT_IGNORE_FILE) -> list[Accepted]:
+    """Lines ``<12-hex fingerprint> <reason>``; ``#`` starts a comment; blank lines are skipped."""
+    entries: list[Accepted] = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        print_, reason = [*line.split(None, 1), ""][:2]
+        if not _FINGERPRINT.match(print_):
+            raise UsageError(
+                f"{origin}:{number}: {print_!r} is not a fingerprint; each line is a 12-hex fingerprint "
+                "from `mcpdex check` output, a space, and the reason the change is accepted"
+            )
+        if not reason.strip():
+            raise UsageError(
+                f"{origin}:{number}: fingerprint {print_} has no reason; write why it is accepted"
+            )
+        entries.append(Accepted(print_, reason.strip(), number))
+    return entries
+
+
+def load_ignore(path: str | Path | None) -> list[Accepted]:
+    """The accepted changes in ``path``; a missing default file means none."""
+    if path is None:
+        return []
+    file = Path(path)
+    try:
+        return parse_ignore(file.read_text(encoding="utf-8"), origin=str(file))
+    except FileNotFoundError:
+        raise UsageError(f"{file}: no such ignore file; create it or drop --ignore") from None
+
+
+def parse_severity(values: tuple[str, ...] | list[str]) -> dict[str, str | None]:
+    """``RULE=LEVEL`` pairs (LEVEL breaking, warning, info or none) → overrides; none drops the rule."""
+    overrides: dict[str, str | None] = {}
+    for value in values:
+        rule_id, found, level = value.partition("=")
+        if not found or rule_id not in RULES_BY_ID:
+            raise UsageError(f"--severity {value!r}: expected RULE=LEVEL with a rule id from `mcpdex rules`")
+        if level not in (*LEVELS, "none"):
+            raise UsageError(f"--severity {value!r}: LEVEL must be breaking, warning, info or none")
+        overrides[rule_id] = None if level == "none" else level
+    return overrides
+
+
+def _semver(label: str | None) -> tuple[int, int, int] | None:
+    match = _SEMVER.match(label or "")
+    return (int(match[1]), int(match[2]), int(match[3])) if match else None
+
+
+def version_bump_change(
+    old: dict[str, Any], new: dict[str, Any], changes: list[Change], level: str = "warning"
+) -> Change | None:
+    """The ``breaking-change-without-major-bump`` change, when breaking changes came without one.
+
+    Semver only: in 0.x a minor bump counts as major; versions that do not parse are skipped.
+    """
+    breaking = sum(1 for change in changes if change["level"] == "breaking")
+    before, after = server_version(old), server_version(new)
+    old_version, new_version = _semver(before), _semver(after)
+    if not breaking or old_version is None or new_version is None:
+        return None
+    if old_version[0] == 0 and new_version[0] == 0:
+        bumped = new_version[1] > old_version[1]
+    else:
+        bumped = new_version[0] > old_version[0]
+    if bumped:
+        return None
+    row = rule("breaking-change-without-major-bump")
+    detail = f"{breaking} breaking change{'s' if breaking != 1 else ''}"
+    return Change(
+        rule=row.id,
+        level=level,
+        tool=None,
+        area=row.area,
+        path="/server/version",
+        where="Version",
+        before=before,
+        after=after,
+        message=row.message.format(before=before, after=after, detail=detail, tool="", subject=""),
+        fingerprint=fingerprint(row.id, None, "/server/version", f"{before}->{after}"),
+    )
+
+
+def _side(snapshot: dict[str, Any], origin: str) -> dict[str, Any]:
+    server = snapshot.get("server") or {}
+    return {
+        "name": server.get("name"),
+        "version": server_version(snapshot),
+        "digest": snapshot.get("digest"),
+        "origin": origin,
+    }
+
+
+def evaluate(
+    old: dict[str, Any],
+    new: dict[str, Any],
+    *,
+    fail_on: str | None = "breaking",
+    accepted: Sequence[Accepted] = (),
+    severity: dict[str, str | None] | None = None,
+    bump_level: str | None = "warning",
+    old_origin: str = "baseline",
+    new_origin: str = "current",
+) -> dict[str, Any]:
+    """The report of diffing ``old`` → ``new`` under a policy; ``fail_on=None`` never fails (plain diff)."""
+    severity = severity or {}
+    changes: list[dict[str, Any]] = []
+    for change in diff_snapshots(old, new):
+        override = severity.get(change["rule"], change["level"])
+        if override is not None:
+            changes.append({**change, "level": override})
+    if bump_level is not None:
+        level = severity.get("breaking-change-without-major-bump", bump_level)
+        bump = version_bump_change(old, new, changes, level) if level else None  # type: ignore[arg-type]
+        if bump:
+            changes.append(dict(bump))
+    by_print = {entry.fingerprint: entry for entry in accepted}
+    for change in changes:
+        entry = by_print.get(change["fingerprint"])
+        change["accepted"] = entry is not None
+        change["reason"] = entry.reason if entry else None
+        change["fails"] = (
+            fail_on is not None and entry is None and level_rank(change["level"]) >= level_rank(fail_on)
+        )
+    used = {change["fingerprint"] for change in changes}
+    failing = sum(1 for change in changes if change["fails"])
+    return {
+        "format": REPORT_FORMAT,
+        "old": _side(old, old_origin),
+        "new": _side(new, new_origin),
+        "failOn": fail_on,
+        "passed": failing == 0,
+        "failing": failing,
+        "counts": summarize(changes),  # type: ignore[arg-type]
+        "accepted": sum(1 for change in changes if change["accepted"]),
+        "staleIgnores": [
+            {"fingerprint": e.fingerprint, "reason": e.reason, "line": e.line}
+            for e in accepted
+            if e.fingerprint not in used
+        ],
+        "changes": changes,
+    }
+
+
+# ── renderers ────────────────────────────────────────────────────────────────────────────────
+
+_TEXT_STYLE = {"breaking": {"fg": "red", "bold": True}, "warning": {"fg": "yellow"}, "info": {"fg": "green"}}
+
+
+def _verdict(report: dict[str, Any]) -> str:
+    counts = report["counts"]
+    summary = (
+        f"{counts['total']} change{'s' if counts['total'] != 1 else ''}: {counts['breaking']} breaking, "
+        f"{counts['warning']} warning, {counts['info']} info"
+    )
+    if report["accepted"]:
+        summary += f" ({report['accepted']} accepted)"
+    if report["failOn"] is None:
+        return summary
+    if report["passed"]:
+        return f"{summary}\nPASSED (--fail-on {report['failOn']})"
+    return (
+        f"{summary}\nFAILED: {report['failing']} change{'s' if report['failing'] != 1 else ''} at or above "
+        f"{report['failOn']} (--fail-on {report['failOn']}). Accept a reviewed change by adding its "
+        f"fingerprint and a reason to {DEFAULT_IGNORE_FILE}, or rewrite the baseline with "
+        "`mcpdex check --update`."
+    )
+
+
+def render_text(report: dict[str, Any], color: bool = False) -> str:
+    """Plain text, coloured when ``color`` (on a terminal)."""
+
+    def style(text: str, **kwargs: Any) -> str:
+        return click.style(text, **kwargs) if color else text
+
+    old, new = report["old"], report["new"]
+    lines = [
+        f"{old['name']} {old['version']} ({old['origin']}) → {new['name']} {new['version']} ({new['origin']})"
+    ]
+    for change in report["changes"]:
+        tag = style(f"{change['level'].upper():<9}", **_TEXT_STYLE[change["level"]])
+        status = f"  accepted: {change['reason']}" if change["accepted"] else ""
+        lines.append(f"  {tag} {change['where']}{style(status, dim=True)}")
+        lines.append(f"            {change['message']}")
+        if change["rule"] in ("tool-description-changed", "server-instructions-changed"):
+            lines += [
+                style(f"            - {line}", fg="red") for line in (change["before"] or "").splitlines()
+            ]
+            lines += [
+                style(f"            + {line}", fg="green") for line in (change["after"] or "").splitlines()
+            ]
+        lines.append(style(f"            {change['rule']} · fingerprint {change['fingerprint']}", dim=True))
+    for stale in report["staleIgnores"]:
+        lines.append(
+            style(
+                f"  note: ignore entry {stale['fingerprint']} (line {stale['line']}) matches no "
+                "change; remove it",
+                dim=True,
+            )
+        )
+    verdict = _verdict(report)
+    if report["failOn"] is not None:
+        head, _, tail = verdict.partition("\n")
+        verdict = f"{head}\n{style(tail, fg='green' if report['passed'] else 'red', bold=True)}"
+    lines.append(verdict)
+    return "\n".join(lines) + "\n"
+
+
+def render_json(report: dict[str, Any]) -> str:
+    return json.dumps(report, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
+
+
+def render_markdown(report: dict[str, Any]) -> str:
+    """Markdown for a pull-request comment or the GitHub step summary."""
+    return render("check.md.j2", report=report, verdict=_verdict(report))
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def render_github(report: dict[str, Any], file: str | None = None) -> str:
+    """GitHub Actions workflow commands: one ``::error``/``::warning``/``::notice`` per change."""
+    command = {"breaking": "error", "warning": "warning", "info": "notice"}
+    lines = []
+    for change in report["changes"]:
+        if change["accepted"]:
+            continue
+        kind = "error" if change["fails"] else command[change["level"]]
+        title = _escape_property(f"mcpdex {change['rule']} ({change['fingerprint']})")
+        where = f"file={_escape_property(file)}," if file else ""
+        lines.append(
+            f"::{kind} {where}title={title}::{_escape_data(change['where'] + ': ' + change['message'])}"
+        )
+    lines.append(f"::notice title=mcpdex::{_escape_data(_verdict(report))}")
+    return "\n".join(lines) + "\n"
+
+
+def render_junit(report: dict[str, Any]) -> str:
+    """JUnit XML: one test case per change (failed when it fails the gate), or one passing case."""
+    suite = ET.Element("testsuite", name=f"mcpdex check {report['new']['name']}")
+    cases = 0
+    for change in report["changes"]:
+        cases += 1
+        case = ET.SubElement(
+            suite,
+            "testcase",
+            classname=change["tool"] or "(server)",
+            name=f"{change['rule']}: {change['where']}",
+        )
+        if change["fails"]:
+            failure = ET.SubElement(case, "failure", type=change["rule"], message=change["message"])
+            failure.text = f"{change['level']} · fingerprint {change['fingerprint']}"
+        elif change["accepted"]:
+            ET.SubElement(case, "skipped", message=f"accepted: {change['reason']}")
+        else:
+            ET.SubElement(case, "system-out").text = f"{change['level']}: {change['message']}"
+    if not cases:
+        ET.SubElement(suite, "testcase", classname="mcpdex", name="no contract changes")
+        cases = 1
+    suite.set("tests", str(cases))
+    suite.set("failures", str(report["failing"]))
+    suite.set("skipped", str(report["accepted"]))
+    ET.indent(suite)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suite, encoding="unicode") + "\n"
+
+
+def render_sarif(report: dict[str, Any], file: str | None = None) -> str:
+    """SARIF 2.1.0 for code-scanning uploads; accepted changes carry an external suppression."""
+    sarif_level = {"breaking": "error", "warning": "warning", "info": "note"}
+    used = sorted({change["rule"] for change in report["changes"]})
+    rules = [
+        {
+            "id": rule_id,
+            "shortDescription": {"text": RULES_BY_ID[rule_id].explanation},
+            "defaultConfiguration": {"level": sarif_level[RULES_BY_ID[rule_id].level]},
+            "properties": {"area": RULES_BY_ID[rule_id].area, "direction": RULES_BY_ID[rule_id].direction},
+        }
+        for rule_id in used
+    ]
+    results = []
+    for change in report["changes"]:
+        result: dict[str, Any] = {
+            "ruleId": change["rule"],
+            "ruleIndex": used.index(change["rule"]),
+            "level": "error" if change["fails"] else sarif_level[change["level"]],
+            "message": {"text": change["message"]},
+            "partialFingerprints": {"mcpdexFingerprint/v1": change["fingerprint"]},
+            "locations": [
+                {
+                    "logicalLocations": [
+                        {
+                            "fullyQualifiedName": f"{change['tool'] or '(server)'}{change['path']}",
+                            "name": change["where"],
+                            "kind": "member",
+                        }
+                    ],
+                    **({"physicalLocation": {"artifactLocation": {"uri": file}}} if file else {}),
+                }
+            ],
+        }
+        if change["accepted"]:
+            result["suppressions"] = [{"kind": "external", "justification": change["reason"]}]
+        results.append(result)
+    document = {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{"tool": {"driver": {"name": "mcpdex", "rules": rules}}, "results": results}],
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def render_report(report: dict[str, Any], fmt: str, *, color: bool = False, file: str | None = None) -> str:
+    """``report`` in one of OUTPUT_FORMATS; ``file`` is the baseline path annotations point at."""
+    if fmt == "text":
+        return render_text(report, color=color)
+    if fmt == "json":
+        return render_json(report)
+    if fmt == "markdown":
+        return render_markdown(report)
+    if fmt == "github":
+        return render_github(report, file)
+    if fmt == "junit":
+        return render_junit(report)
+    if fmt == "sarif":
+        return render_sarif(report, file)
+    raise UsageError(f"--format must be one of {', '.join(OUTPUT_FORMATS)}, not {fmt!r}")
+
+
+def append_step_summary(report: dict[str, Any]) -> bool:
+    """Append the Markdown report to ``$GITHUB_STEP_SUMMARY`` when that is set; True if written."""
+    path = os.environ.get("GITHUB_STEP_SUMMARY")
+    if not path:
+        return False
+    with open(path, "a", encoding="utf-8") as summary:
+        summary.write(render_markdown(report) + "\n")
+    return True
