@@ -33,14 +33,7 @@ DIMENSIONS: tuple[tuple[str, str], ...] = (
     ("conciseness", "Conciseness"),
     ("completeness", "Completeness"),
 )
-COHERENCE_LABELS = {
-    "disambiguation": "Disambiguation",
-    "naming_consistency": "Naming Consistency",
-    "naming": "Naming Consistency",
-    "tool_count": "Tool Count",
-    "tool_count_appropriateness": "Tool Count",
-    "completeness": "Completeness",
-}
+_DIMENSION_LABELS = dict(DIMENSIONS)
 # Annotation hints shown as badges when a tool declares them true.
 ANNOTATION_BADGES: tuple[tuple[str, str], ...] = (
     ("readOnlyHint", "Read-only"),
@@ -365,7 +358,9 @@ def _tool_views(server: ServerData, slugs: Sequence[str]) -> list[dict[str, Any]
                 "score": {
                     "total": _score_number((card or {}).get("total")),
                     "tier": _tier_of(card),
-                    "smells": [_as_text(s) for s in (card or {}).get("smells") or []],
+                    "smells": [
+                        _DIMENSION_LABELS.get(s, _as_text(s)) for s in (card or {}).get("smells") or []
+                    ],
                     "flags": [_as_text(s) for s in (card or {}).get("flags") or []],
                     "dimensions": _dimension_rows(card),
                 }
@@ -404,7 +399,7 @@ def _server_score_view(scorecard: dict[str, Any] | None) -> dict[str, Any] | Non
             if isinstance(entry, dict):
                 coherence_rows.append(
                     {
-                        "label": COHERENCE_LABELS.get(key, key.replace("_", " ").capitalize()),
+                        "label": _as_text(entry.get("label")) or key.replace("_", " ").capitalize(),
                         "score": entry.get("score"),
                         "justification": _as_text(entry.get("justification")),
                     }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -156,12 +157,15 @@ def render_one(
 
 
 def _single_spec(target: dict[str, Any]) -> str | None:
-    """The one positional word when nothing else says how to start a server; else None."""
+    """The one positional word when nothing else says how to start a server; else None.
+
+    An executable file is a server to start (``-- ./server``), never a snapshot to read.
+    """
     argv = list(target["argv"])
     live_only = target["config"] or target["env"] or target["cwd"] or target["header"] or target["transport"]
-    if len(argv) == 1 and not live_only:
-        return argv[0]
-    return None
+    if len(argv) != 1 or live_only or (os.path.isfile(argv[0]) and os.access(argv[0], os.X_OK)):
+        return None
+    return argv[0]
 
 
 def _from_registry(target: dict[str, Any], registry_url: str | None) -> ServerData | None:
