@@ -10,13 +10,15 @@ only when an inspection runs, so commands that never inspect start fast.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import shlex
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -30,7 +32,8 @@ PROTOCOL_ERAS = ("auto", "legacy", "modern")
 TRANSPORTS = ("stdio", "streamable-http", "sse")
 REDACTED = "<redacted>"
 # Stopping a stdio server takes up to 2 s (stdin closed, grace) + 2 s (SIGTERM, then SIGKILL); the
-# deadline keeps this much back so the whole run, shutdown included, ends within --timeout.
+# deadline keeps this much back (at most half of it) so the whole run, shutdown included, ends
+# within --timeout. Below 9 s a server that ignores both stdin EOF and SIGTERM can overrun it.
 _SHUTDOWN_RESERVE_S = 4.5
 # A server whose cursors never end would page forever; this bounds it (with a problem recorded).
 MAX_PAGES = 1000
@@ -249,7 +252,7 @@ async def _inspect_async(
     logging.getLogger("mcp").propagate = False
     captured_at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     started = time.perf_counter()
-    reserve = min(_SHUTDOWN_RESERVE_S, timeout / 4) if target.transport == "stdio" else 0.0
+    reserve = min(_SHUTDOWN_RESERVE_S, timeout / 2) if target.transport == "stdio" else 0.0
     work_deadline = timeout - reserve
     wire = _Wire()
     with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
@@ -321,6 +324,15 @@ async def _session(target: Target, era: str, wire: _Wire, errlog: Any, deadline:
     templates = _check_items("resourceTemplates", templates, modern, problems)
     prompts = _check_items("prompts", prompts, modern, problems)
     problems.extend(wire.stream_problems())
+    if not server_info.get("name"):
+        problems.append(
+            {
+                "code": "no-server-info",
+                "where": "serverInfo",
+                "message": "the server did not identify itself; name the version with --version-label "
+                "(with --protocol-era modern there is no handshake: try auto or legacy)",
+            }
+        )
     return {
         "server": {
             "name": server_info.get("name"),
@@ -389,6 +401,10 @@ async def _list_all(
                 return items
             if exc.code == -32601 and page == 0:
                 return items  # no tools at all: the server does not implement tools/list
+            if exc.code == -32000:
+                raise InspectionError(
+                    f"the server closed the connection during {method} page {page + 1} (it exited or crashed)"
+                ) from None
             raise InspectionError(f"{method} failed on page {page + 1}: {exc}") from None
         raw = wire.result_since(mark, method)
         if not isinstance(raw, dict):
@@ -446,6 +462,7 @@ def _check_items(
     model = getattr(wire_types, _ITEM_MODEL[key])
     kept: list[dict[str, Any]] = []
     seen_names: set[str] = set()
+    schema_errors: dict[str, str | None] = {}
     for index, item in enumerate(items):
         where = f"{key}[{index}]"
         name = item.get("name") if isinstance(item, dict) else None
@@ -472,14 +489,21 @@ def _check_items(
         for schema_key in ("inputSchema", "outputSchema") if key == "tools" else ():
             schema = item.get(schema_key)
             if isinstance(schema, dict):
-                try:
-                    validators.validator_for(schema).check_schema(schema)
-                except SchemaError as exc:
+                text = json.dumps(schema, sort_keys=True)
+                if text not in schema_errors:
+                    # Servers repeat schemas across tools; checking each distinct one once keeps
+                    # thousands of tools fast.
+                    try:
+                        validators.validator_for(schema).check_schema(schema)
+                        schema_errors[text] = None
+                    except SchemaError as exc:
+                        schema_errors[text] = exc.message
+                if schema_errors[text] is not None:
                     problems.append(
                         {
                             "code": "invalid-json-schema",
                             "where": f"{where}.{schema_key}",
-                            "message": f"{name}: {exc.message}",
+                            "message": f"{name}: {schema_errors[text]}",
                         }
                     )
         kept.append(item)
@@ -599,6 +623,15 @@ def _teed(transport: Any, wire: _Wire) -> Any:
     return recording()
 
 
+def _junk_line(exc: Exception) -> str:
+    """The offending stdout line, from the SDK's parse error."""
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        with contextlib.suppress(Exception):
+            return repr(errors()[0]["input"])[:160]
+    return (str(exc).splitlines() or [type(exc).__name__])[0][:160]
+
+
 class _TeeRead:
     """A read stream that records each inbound message before the SDK validates it."""
 
@@ -608,7 +641,7 @@ class _TeeRead:
     async def receive(self) -> Any:
         item = await self._inner.receive()
         if isinstance(item, Exception):
-            self._wire.junk.append(str(item).splitlines()[0][:160] if str(item) else type(item).__name__)
+            self._wire.junk.append(_junk_line(item))
         else:
             self._wire.received.append(
                 item.message.model_dump(by_alias=True, mode="json", exclude_unset=True)
@@ -733,3 +766,46 @@ def _with_stderr(reason: str, errlog: Any) -> str:
         return reason
     tail = lines[-_STDERR_TAIL_LINES:]
     return reason + "\nserver stderr (last lines):\n" + "\n".join(f"  {line[:300]}" for line in tail)
+
+
+# -- an open session for callers that go on to call tools (the memory probe) -------------------
+
+
+@asynccontextmanager
+async def open_client(
+    target: Target, *, timeout: float = 30.0, protocol_era: str = "auto"
+) -> AsyncIterator[Any]:
+    """An SDK ``Client`` connected to ``target``; ``timeout`` bounds the handshake and each request.
+
+    Failing to connect raises InspectionError with the same one-line reasons (and the server's
+    stderr) as :func:`inspect`; mcpdex errors raised inside the block pass through unchanged.
+    """
+    from mcp import Client
+    from mcp.types import Implementation
+    from mcp_types.version import LATEST_MODERN_VERSION
+
+    from registry.errors import MCPDexError
+
+    if protocol_era not in PROTOCOL_ERAS:
+        raise UsageError(f"--protocol-era must be one of {', '.join(PROTOCOL_ERAS)}, not {protocol_era!r}")
+    mode = {"auto": "auto", "legacy": "legacy", "modern": LATEST_MODERN_VERSION}[protocol_era]
+    started = time.perf_counter()
+    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
+        client = Client(
+            _transport(target, errlog, timeout),
+            mode=mode,
+            cache=None,
+            read_timeout_seconds=timeout,
+            client_info=Implementation(name="mcpdex", version=_own_version()),
+        )
+        try:
+            async with client:
+                yield client
+        except BaseException as exc:  # classified below; cancellation re-raised
+            for leaf in _leaves(exc):
+                if isinstance(leaf, MCPDexError):
+                    raise leaf from None
+            reason = _classify(exc, target, timeout, time.perf_counter() - started, _Wire())
+            if reason is None:
+                raise
+            raise InspectionError(_with_stderr(reason, errlog)) from None

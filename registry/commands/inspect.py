@@ -86,6 +86,7 @@ def _record(
 def print_summary(snapshot: dict[str, Any], duration: float | None = None) -> None:
     """The readable summary: server, version, protocol, then a table of tools."""
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     from registry.snapshot import server_version
@@ -95,7 +96,7 @@ def print_summary(snapshot: dict[str, Any], duration: float | None = None) -> No
     source = snapshot.get("source") or {}
     took = f" in {duration:.2f} s" if duration is not None else ""
     console.print(
-        f"[bold]{server.get('name') or '(unnamed)'}[/bold] {server_version(snapshot)}"
+        f"[bold]{escape(server.get('name') or '(unnamed)')}[/bold] {escape(server_version(snapshot))}"
         f"  protocol {snapshot.get('protocolVersion')} ({source.get('protocolEra', '?')})"
         f"  via {source.get('transport', '?')}{took}",
         highlight=False,
@@ -125,7 +126,7 @@ def print_summary(snapshot: dict[str, Any], duration: float | None = None) -> No
             k.removesuffix("Hint") for k, v in sorted(annotations.items()) if k.endswith("Hint") and v is True
         ]
         table.add_row(
-            str(tool.get("name")),
+            escape(str(tool.get("name"))),
             str(len(props)),
             ", ".join(str(r) for r in required) or "-",
             "yes" if tool.get("outputSchema") else "-",
@@ -135,6 +136,5 @@ def print_summary(snapshot: dict[str, Any], duration: float | None = None) -> No
     if counts["tools"]:
         console.print(table)
     for problem in snapshot.get("problems") or []:
-        console.print(
-            f"problem {problem['code']} at {problem['where']}: {problem['message'][:300]}", highlight=False
-        )
+        text = f"problem {problem['code']} at {problem['where']}: {problem['message'][:300]}"
+        console.print(escape(text), highlight=False)

@@ -1,0 +1,136 @@
+"""Deliberately broken servers: each inspection ends within its deadline, with a snapshot or one reason."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from registry.errors import InspectionError
+from registry.inspect import inspect
+
+SERVERS = Path(__file__).parent / "servers"
+
+
+def argv(script: str) -> list[str]:
+    return [sys.executable, str(SERVERS / script)]
+
+
+def mcpdex(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "registry", *args], capture_output=True, text=True, timeout=timeout
+    )
+
+
+@pytest.mark.slow
+def test_server_that_hangs_before_answering_fails_within_the_deadline():
+    started = time.perf_counter()
+    with pytest.raises(InspectionError) as failure:
+        inspect(argv("hangs_before_answering.py"), timeout=6, protocol_era="legacy")
+    elapsed = time.perf_counter() - started
+    assert elapsed < 6.3, f"took {elapsed:.1f} s for a 6 s deadline"
+    assert "within the 6 s deadline (before answering the handshake)" in str(failure.value)
+
+
+@pytest.mark.slow
+def test_hanging_server_in_auto_era_also_respects_the_deadline():
+    started = time.perf_counter()
+    with pytest.raises(InspectionError):
+        inspect(argv("hangs_before_answering.py"), timeout=6, protocol_era="auto")
+    assert time.perf_counter() - started < 6.3
+
+
+def test_server_exiting_mid_listing_fails_with_its_stderr_shown():
+    result = mcpdex(
+        "inspect", "--protocol-era", "legacy", "--timeout", "10", "--", *argv("exits_mid_listing.py")
+    )
+    assert result.returncode == 2
+    first, *rest = result.stderr.strip().splitlines()
+    assert first.startswith("mcpdex: error: ") and "closed the connection" in first
+    assert "lost the database connection while listing" in "\n".join(rest)
+    assert "Traceback" not in result.stderr and result.stdout == ""
+
+
+def test_junk_on_stdout_is_a_problem_not_a_failure():
+    snapshot = inspect(argv("junk_on_stdout.py"), timeout=10, protocol_era="legacy")
+    assert [t["name"] for t in snapshot["tools"]] == ["ok_one", "ok_two"]
+    (problem,) = [p for p in snapshot["problems"] if p["code"] == "non-protocol-output"]
+    assert problem["where"] == "stdout" and "[info] handling" in problem["message"]
+
+
+def test_invalid_tools_are_recorded_raw_with_problems_and_do_not_lose_the_others():
+    snapshot = inspect(argv("invalid_input_schema.py"), timeout=10, protocol_era="legacy")
+    tools = {t["name"]: t for t in snapshot["tools"]}
+    assert list(tools) == ["good_before", "string_root", "bad_json_schema", "no_schema", "good_after"]
+    assert tools["good_before"]["x-vendor"] == {"team": "a"}  # vendor fields kept as sent
+    assert tools["string_root"]["inputSchema"] == {"type": "string"}
+    problems = {(p["code"], p["where"]) for p in snapshot["problems"]}
+    assert ("invalid-tool", "tools[1]") in problems
+    assert ("invalid-tool", "tools[3]") in problems
+    assert ("invalid-json-schema", "tools[2].inputSchema") in problems
+    assert not any(p["where"] in ("tools[0]", "tools[4]") for p in snapshot["problems"])
+
+
+@pytest.mark.slow
+def test_five_thousand_tools_over_a_hundred_pages_are_all_recorded():
+    snapshot = inspect(argv("five_thousand_tools.py"), timeout=60, protocol_era="legacy")
+    names = [t["name"] for t in snapshot["tools"]]
+    assert len(names) == 5000 and names[0] == "tool_0000" and names[-1] == "tool_4999"
+    assert len(set(names)) == 5000 and snapshot["problems"] == []
+
+
+def test_megabyte_description_is_kept_whole():
+    snapshot = inspect(argv("megabyte_description.py"), timeout=15, protocol_era="legacy")
+    huge = next(t for t in snapshot["tools"] if t["name"] == "huge")
+    assert len(huge["description"]) == 1024 * 1024
+    assert [t["name"] for t in snapshot["tools"]] == ["huge", "small"]
+
+
+@pytest.mark.slow
+def test_server_that_never_exits_is_killed_and_reaped():
+    started = time.perf_counter()
+    result = mcpdex(
+        "inspect",
+        "--protocol-era",
+        "legacy",
+        "--timeout",
+        "20",
+        "--format",
+        "json",
+        "--",
+        *argv("never_exits.py"),
+    )
+    elapsed = time.perf_counter() - started
+    assert result.returncode == 0, result.stderr
+    assert '"still_here"' in result.stdout
+    assert elapsed < 20
+    leftover = subprocess.run(
+        ["pgrep", "-f", str(SERVERS / "never_exits.py")], capture_output=True, text=True
+    )
+    assert leftover.stdout.strip() == "", "the server outlived the inspection"
+
+
+def test_invalid_utf8_is_replaced_and_reported():
+    snapshot = inspect(argv("invalid_utf8.py"), timeout=10, protocol_era="legacy")
+    tools = {t["name"]: t for t in snapshot["tools"]}
+    assert set(tools) == {"latin1", "plain"}
+    assert "\ufffd" in tools["latin1"]["description"]
+    assert any(p["code"] == "invalid-utf8" for p in snapshot["problems"])
+
+
+def test_missing_command_is_one_line_and_exit_code_2():
+    result = mcpdex("inspect", "--", "no-such-mcp-server-binary", "--flag")
+    assert result.returncode == 2
+    assert result.stderr.strip() == (
+        "mcpdex: error: no-such-mcp-server-binary --flag: command 'no-such-mcp-server-binary' not found; "
+        "check the command and PATH"
+    )
+
+
+def test_nothing_listening_on_the_url_is_exit_code_2():
+    result = mcpdex("inspect", "http://127.0.0.1:9/mcp", "--timeout", "5")
+    assert result.returncode == 2
+    assert "cannot connect" in result.stderr and len(result.stderr.strip().splitlines()) == 1

@@ -1,0 +1,216 @@
+"""The registry store, the same tests against SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from registry.errors import NotFoundError, RegistryError
+from registry.snapshot import SNAPSHOT_FORMAT, compute_digest
+from registry.store import open_store, order_versions, semver_key
+
+
+def make_snapshot(version: str, tools: list[str], name: str = "demo") -> dict:
+    snap = {
+        "format": SNAPSHOT_FORMAT,
+        "server": {"name": name, "title": "Demo", "version": version, "instructions": None},
+        "source": {"transport": "stdio", "target": "demo"},
+        "capturedAt": "2026-11-29T18:00:00Z",
+        "tools": [{"name": t, "inputSchema": {"type": "object"}} for t in tools],
+        "resources": [],
+        "resourceTemplates": [],
+        "prompts": [],
+        "problems": [],
+    }
+    snap["digest"] = compute_digest(snap)
+    return snap
+
+
+def record(store, snap: dict | None, *, server: str = "demo", at: str = "2026-11-29T18:00:00Z", error=None):
+    return store.record_inspection(
+        snap, server=server, ok=snap is not None, error=error, started_at=at, duration_s=0.25
+    )
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def registry_url(request, tmp_path) -> str:
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'registry.sqlite'}"
+    return request.getfixturevalue("postgres_url")
+
+
+@pytest.fixture
+def store(registry_url):
+    with open_store(registry_url) as opened:
+        yield opened
+
+
+def test_unchanged_digest_records_inspection_but_no_new_version(store):
+    first = record(store, make_snapshot("1.0.0", ["a"]), at="2026-11-29T18:00:00Z")
+    again = make_snapshot("1.0.0", ["a"])
+    again["capturedAt"] = "2026-11-30T09:00:00Z"
+    second = record(store, again, at="2026-11-30T09:00:00Z")
+    assert first.new_version and not second.new_version
+    assert first.digest == second.digest and second.version == "1.0.0"
+    assert [v.label for v in store.versions("demo")] == ["1.0.0"]
+    assert len(store.inspections("demo")) == 2
+
+
+def test_failed_inspection_is_recorded_with_its_error(store):
+    record(store, make_snapshot("1.0.0", ["a"]), at="2026-11-29T18:00:00Z")
+    failed = record(store, None, at="2026-11-29T19:00:00Z", error="timed out")
+    assert failed.version is None and not failed.new_version
+    newest = store.inspections("demo")[0]
+    assert (newest.ok, newest.error, newest.version) == (False, "timed out", None)
+    summary = store.servers()[0]
+    assert (summary.last_ok, summary.last_error, summary.latest_version) == (False, "timed out", "1.0.0")
+
+
+def test_failed_first_inspection_creates_server_without_versions(store):
+    record(store, None, server="never-worked", error="command not found")
+    (summary,) = store.servers()
+    assert summary.name == "never-worked" and summary.version_count == 0 and summary.latest_version is None
+    with pytest.raises(NotFoundError):
+        store.snapshot("never-worked")
+
+
+def test_versions_are_ordered_by_semver_not_first_seen(store):
+    for index, version in enumerate(["1.10.0", "1.2.0", "1.2.0-beta.1", "2.0.0", "1.9.9"]):
+        record(store, make_snapshot(version, [f"t{index}"]), at=f"2026-11-29T18:00:0{index}Z")
+    assert [v.label for v in store.versions("demo")] == ["1.2.0-beta.1", "1.2.0", "1.9.9", "1.10.0", "2.0.0"]
+    assert store.snapshot("demo")["server"]["version"] == "2.0.0"
+    assert store.servers()[0].latest_version == "2.0.0"
+
+
+def test_same_label_with_new_digest_gets_a_unique_label(store):
+    record(store, make_snapshot("0.1.0", ["a"]))
+    changed = record(store, make_snapshot("0.1.0", ["a", "b"]))
+    assert changed.new_version and changed.version.startswith("0.1.0+")
+    labels = [v.label for v in store.versions("demo")]
+    assert labels == ["0.1.0", changed.version]
+    assert [t["name"] for t in store.snapshot("demo")["tools"]] == ["a", "b"]
+    assert [t["name"] for t in store.snapshot("demo", "0.1.0")["tools"]] == ["a"]
+
+
+def test_snapshot_by_digest_and_unknown_version(store):
+    snap = make_snapshot("3.1.4", ["pi"])
+    record(store, snap)
+    assert store.snapshot("demo", snap["digest"])["server"]["version"] == "3.1.4"
+    with pytest.raises(NotFoundError, match=r"known versions: 3\.1\.4"):
+        store.snapshot("demo", "9.9.9")
+    with pytest.raises(NotFoundError, match="not in the registry"):
+        store.versions("nobody")
+
+
+def test_stored_snapshot_round_trips_exactly(store):
+    snap = make_snapshot("1.0.0", ["a"])
+    snap["tools"][0]["x-vendor"] = {"kept": ["as", "sent"]}
+    snap["tools"][0]["description"] = "ünïcode ✓"
+    record(store, snap)
+    assert store.snapshot("demo", "1.0.0") == snap
+
+
+def test_profiles_are_saved_per_version(store):
+    record(store, make_snapshot("1.0.0", ["a"]))
+    record(store, make_snapshot("1.1.0", ["a", "b"]))
+    assert store.profile("demo") is None
+    store.save_profile("demo", "1.0.0", {"tokens": 10})
+    store.save_profile("demo", "1.0.0", {"tokens": 12})
+    store.save_profile("demo", "1.1.0", {"tokens": 20})
+    assert store.profile("demo", "1.0.0") == {"tokens": 12}
+    assert store.profile("demo") == {"tokens": 20}
+    with pytest.raises(NotFoundError):
+        store.save_profile("demo", "7.0.0", {})
+
+
+def test_inspections_are_newest_first_and_limited(store):
+    for minute in range(5):
+        record(store, make_snapshot("1.0.0", ["a"]), at=f"2026-11-29T18:0{minute}:00Z")
+    got = store.inspections("demo", limit=3)
+    assert [i.at for i in got] == [f"2026-11-29T18:0{m}:00Z" for m in (4, 3, 2)]
+    assert all(i.version == "1.0.0" and i.ok for i in got)
+
+
+def test_reading_an_empty_registry_finds_nothing(registry_url):
+    with open_store(registry_url) as store:
+        assert store.servers() == []
+        with pytest.raises(NotFoundError):
+            store.snapshot("demo")
+
+
+_WRITER = """
+import sys
+from registry.store import open_store
+from tests.registry.test_store import make_snapshot
+url, worker = sys.argv[1], int(sys.argv[2])
+# Half the writers save the same new version, the others one version each.
+version, tools = ("2.0.0", ["shared"]) if worker % 2 == 0 else (f"1.{worker}.0", [f"t{worker}"])
+with open_store(url) as store:
+    for attempt in range(3):
+        store.record_inspection(make_snapshot(version, tools), server="demo", ok=True, error=None,
+                                started_at=f"2026-11-29T18:00:{worker:02d}Z", duration_s=0.1)
+"""
+
+
+@pytest.mark.slow
+def test_eight_concurrent_writers_leave_one_row_per_distinct_version(registry_url):
+    from tests.conftest import REPO
+
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _WRITER, registry_url, str(worker)], cwd=REPO, stderr=subprocess.PIPE
+        )
+        for worker in range(8)
+    ]
+    errors = [p.communicate(timeout=120)[1].decode() for p in procs]
+    assert [p.returncode for p in procs] == [0] * 8, errors
+    with open_store(registry_url) as store:
+        labels = [v.label for v in store.versions("demo")]
+        assert labels == ["1.1.0", "1.3.0", "1.5.0", "1.7.0", "2.0.0"]
+        assert len(store.inspections("demo", limit=100)) == 24
+        assert len(store.servers()) == 1
+
+
+def test_semver_key_follows_semver_precedence():
+    ordered = [
+        "1.0.0-alpha",
+        "1.0.0-alpha.1",
+        "1.0.0-alpha.beta",
+        "1.0.0-beta.2",
+        "1.0.0-beta.11",
+        "1.0.0-rc.1",
+    ]
+    ordered += ["1.0.0", "v1.0.1", "2026.8.31"]
+    assert sorted(reversed(ordered), key=semver_key) == ordered
+    assert semver_key("1.0.0+build.5") == semver_key("1.0.0")
+    assert semver_key("latest") is None and semver_key("1.0") is None
+
+
+def test_unparsable_labels_keep_first_seen_place():
+    from registry.store import VersionRecord
+
+    rows = [
+        VersionRecord(label, "d", f"2026-01-0{i}", "", {})
+        for i, label in enumerate(["2.0.0", "nightly", "1.0.0"])
+    ]
+    assert [r.label for r in order_versions(rows)] == ["1.0.0", "nightly", "2.0.0"]
+
+
+def test_unsupported_registry_url_names_the_fix():
+    with pytest.raises(RegistryError, match="sqlite:///PATH or postgresql://"):
+        open_store("mysql://localhost/x")
+
+
+def test_sqlite_reads_do_not_import_sqlalchemy(tmp_path):
+    url = f"sqlite:///{tmp_path / 'r.sqlite'}"
+    with open_store(url) as store:
+        record(store, make_snapshot("1.0.0", ["a"]))
+    code = (
+        "import sys, json; from registry.store import open_store; s = open_store(sys.argv[1]);"
+        "print(json.dumps([s.snapshot('demo')['server']['version'], 'sqlalchemy' in sys.modules]))"
+    )
+    out = subprocess.run([sys.executable, "-c", code, url], capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout) == ["1.0.0", False]
