@@ -1,0 +1,404 @@
+"""The six TDQS dimensions, each scored 1-5 from the language analysis and the context signals.
+
+Every scorer returns ``(score, justification)``; the justification names the evidence (the phrase
+that earned the point, or what is missing) and what would earn more. Nothing here counts length
+for its own sake: the description earns credit only for value beyond the schema and annotations.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from scoring.language import Analysis, name_words, normalized, quote
+
+QUESTIONS: dict[str, str] = {
+    "purpose": "Does the description clearly state what the tool does and how it differs from similar tools?",
+    "usage_guidelines": "Does it explain when to use this tool, when not to, or what alternatives exist?",
+    "behavior": "Does the description disclose side effects, auth requirements, rate limits, or destructive "
+    "behavior beyond what annotations declare?",
+    "parameters": "Does the description clarify parameter syntax, constraints, interactions, or defaults "
+    "beyond what the schema provides?",
+    "conciseness": "Is the description appropriately sized, front-loaded, and free of redundancy?",
+    "completeness": "Given the tool's complexity, does the description cover enough for an agent to succeed "
+    "on first attempt?",
+}
+
+Scored = tuple[int, str]
+
+
+@dataclass
+class ToolView:
+    """One tool as the dimension scorers see it."""
+
+    name: str
+    title: str | None
+    description: str
+    signals: dict[str, Any]
+    analysis: Analysis
+    siblings: tuple[str, ...]
+    params: dict[str, Any]
+    annotations: dict[str, Any]
+    tautological: bool = False
+    contradiction: str | None = None
+    closest_sibling: str | None = None
+
+    @property
+    def annotated(self) -> bool:
+        return bool(self.signals["hasAnnotations"])
+
+    def hint(self, key: str) -> bool | None:
+        return self.signals["annotationValues"][key]
+
+
+def _sibling_hint(view: ToolView) -> str:
+    """The sibling an author would most likely need to set this tool apart from."""
+    if view.closest_sibling is None:
+        mine = set(name_words(view.name))
+        ranked = min(
+            view.siblings, key=lambda other: (-len(mine & set(name_words(other))), other), default=None
+        )
+        view.closest_sibling = f"`{ranked}`" if ranked else "a similar tool"
+    return view.closest_sibling
+
+
+def is_tautological(description: str, name: str, title: str | None) -> bool:
+    """The description, lower-cased and trimmed, only restates the name or the title."""
+    said = description.strip().lower().rstrip(".")
+    candidates = {name.lower(), normalized(name)} | ({title.lower(), normalized(title)} if title else set())
+    return said in candidates or normalized(said) in candidates
+
+
+def annotation_contradiction(view: ToolView) -> str | None:
+    """What the description says against the annotations, or None."""
+    analysis = view.analysis
+    if view.hint("readOnly") is True and analysis.verb_kind in {"create", "update", "delete"}:
+        said = quote(analysis.purpose_clause)
+        return f"readOnlyHint is true but the description says it will {analysis.verb} ({said})"
+    if view.hint("destructive") is True and analysis.read_only_claim:
+        return f"destructiveHint is true but the description claims {quote(analysis.read_only_claim)}"
+    if view.hint("readOnly") is True and view.hint("destructive") is True:
+        return "readOnlyHint and destructiveHint are both true; a read-only tool cannot destroy anything"
+    return None
+
+
+def purpose(view: ToolView) -> Scored:
+    a = view.analysis
+    if not a.supported:
+        score = 3 if a.words >= 3 else 2
+        return score, (
+            "The description is in a language this analysis does not read, so only its structure is scored: "
+            "it is present and is not the tool's name. An English sentence with a specific verb and resource "
+            "would let the purpose be verified and earn more."
+        )
+    if not a.sentences:
+        return 1, (
+            f"Only assertive or promotional wording ({quote(a.set_aside[0])}), which earns nothing. "
+            "State what the tool does with a specific verb and resource."
+        )
+    others = [s for s in a.siblings_named if s != view.name]
+    if a.verb_kind and a.verb_kind != "vague" and a.resource:
+        stated = f"States '{a.verb}' on '{a.resource}' ({quote(a.purpose_clause)})"
+        if others or a.differentiation:
+            evidence = (
+                f"names {', '.join(f'`{s}`' for s in others)}" if others else quote(a.differentiation[0])
+            )
+            score, text = 5, f"{stated} and sets it apart from other tools ({evidence})."
+        else:
+            score, text = (
+                4,
+                (
+                    f"{stated}, but nothing sets it apart from {_sibling_hint(view)}: "
+                    "say what it covers that "
+                    "others do not, or what it leaves out."
+                ),
+            )
+    elif a.verb_kind and a.verb_kind != "vague":
+        score, text = (
+            3,
+            (
+                f"Has the verb '{a.verb}' but no specific object ({quote(a.purpose_clause)}); "
+                "name the resource it acts on (which records, files, pages) to earn more."
+            ),
+        )
+    elif a.verb_kind == "vague":
+        score = 3 if a.resource else (1 if a.words < 3 else 2)
+        text = (
+            f"The verb '{a.verb}' is vague ({quote(a.purpose_clause)}); say exactly what it does "
+            "(fetch, create, convert …) and to what."
+        )
+    else:
+        score = 3 if len(a.purpose_clause.split()) >= 3 else 2
+        text = (
+            f"No action verb leads the description ({quote(a.purpose_clause)}); start with what it does, "
+            "e.g. 'Search … by …', 'Create a …'."
+        )
+    if view.tautological:
+        score = min(score, 2 if a.words > 1 or a.verb_kind not in (None, "vague") else 1)
+        text = (
+            f"The description only restates the name ({quote(view.description)}). "
+            "Say what it does with a specific verb and resource, and how it differs from its siblings."
+        )
+    return score, text
+
+
+def usage_guidelines(view: ToolView, purpose_score: int) -> Scored:
+    a = view.analysis
+    others = [s for s in a.siblings_named if s != view.name]
+    named = ", ".join(f"`{s}`" for s in others)
+    if not a.supported:
+        if others:
+            return 3, (
+                f"Structure only (language not analysed): names the sibling {named}, "
+                "which implies a boundary. "
+                "An English sentence saying when to prefer which would earn more."
+            )
+        return 2, (
+            "Structure only (language not analysed): names no sibling tool. Say when to use it and when "
+            f"{_sibling_hint(view)} is the better call."
+        )
+    when = a.usage_when + [s for s in a.usage_when_not if s not in a.usage_when]
+    if others and when:
+        return 5, f"Names the alternative {named} and says when: {quote(when[0])}."
+    if a.usage_when and a.usage_when_not:
+        return (
+            5,
+            f"Says when to use it ({quote(a.usage_when[0])}) and when not ({quote(a.usage_when_not[0])}).",
+        )
+    if others:
+        return 4, (
+            f"Names the sibling {named}, but does not say when to prefer which; add 'use {others[0]} "
+            "instead when …' to earn full marks."
+        )
+    if when:
+        return 4, (
+            f"Gives clear context ({quote(when[0])}) but names no alternative or exclusion: say when "
+            f"{_sibling_hint(view)} is the better call."
+        )
+    if a.usage_implied:
+        return 3, (
+            f"Usage is only implied ({quote(a.usage_implied[0])}); say explicitly when to call it, when not, "
+            f"and name the alternative (e.g. {_sibling_hint(view)})."
+        )
+    if a.priority:
+        return 1, (
+            f"Only a priority instruction ({quote(a.priority[0])}), "
+            "which earns nothing and signals a tool-set "
+            "problem; say when to use it and when a sibling fits better."
+        )
+    if purpose_score <= 1:
+        return 1, (
+            "Nothing to go on: without a stated purpose an agent cannot tell when to call it. "
+            "State what it does first, then say when to use it."
+        )
+    return 2, (
+        f"No guidance on when to use it or when not; add 'Use when …; for … use {_sibling_hint(view)}' "
+        "to earn more."
+    )
+
+
+def behavior(view: ToolView, purpose_score: int) -> Scored:
+    a = view.analysis
+    if view.contradiction:
+        return 1, f"Contradicts its annotations: {view.contradiction}. Make the text and the hints agree."
+    if not a.supported:
+        carried = "annotations carry the safety profile" if view.annotated else "there are no annotations"
+        return 2, (
+            f"Structure only (language not analysed); {carried}, and no behaviour the text discloses can be "
+            "verified. State side effects, errors and limits in English to earn more."
+        )
+    disclosed = dict(a.disclosures)
+    if view.hint("readOnly") is True:
+        disclosed.pop("read-only", None)  # repeating the annotation earns nothing
+    count = len(disclosed)
+    if not view.annotated and "read-only" in disclosed:
+        count += 1  # the text carries the safety profile annotations would have declared
+    mutating = a.verb_kind in {"create", "update", "delete"} or view.hint("destructive") is True
+    if view.annotated:
+        score = min(5, 2 + count)
+        bar = "annotations declare the safety profile"
+    else:
+        score = min(5, max(2, 1 + count))
+        bar = "there are no annotations, so the description carries the full burden"
+    if purpose_score <= 1 and count == 0:
+        score = 1
+    missing = [
+        label
+        for label, key in (
+            ("what it changes or destroys", "destruction"),
+            ("errors", "errors"),
+            ("the return shape", "return shape"),
+            ("limits", "scope and limits"),
+            ("auth or rate limits", "authentication"),
+        )
+        if key not in disclosed
+    ]
+    if mutating and not ({"destruction", "side effects", "idempotence"} & disclosed.keys()) and score > 3:
+        score = 3
+    if disclosed:
+        shown = "; ".join(
+            f"{category}: {quote(evidence, 60)}" for category, evidence in list(disclosed.items())[:3]
+        )
+        text = f"Discloses {shown}; {bar}."
+    else:
+        text = f"Discloses no behaviour beyond the action itself; {bar}."
+    if score < 5 and missing:
+        text += f" Say {', '.join(missing[:3])} to earn more."
+    return score, text
+
+
+def parameters(view: ToolView) -> Scored:
+    a, signals = view.analysis, view.signals
+    count = signals["paramCount"]
+    if count == 0:
+        covered = a.disclosures.get("scope and limits") or a.disclosures.get("return shape")
+        if covered:
+            return 5, f"Takes no parameters and says what a call covers without input ({quote(covered, 70)})."
+        return 4, (
+            "Takes no parameters, so the schema needs no explaining (baseline 4); say what a call covers "
+            "without input (e.g. 'returns every …') to earn 5."
+        )
+    described = {
+        name
+        for name, schema in view.params.items()
+        if isinstance(schema, dict)
+        and isinstance(schema.get("description"), str)
+        and schema["description"].strip()
+    }
+    documented = described | set(a.params_documented)
+    coverage = len(documented) / count
+    undocumented = [name for name in view.params if name not in documented]
+    if coverage >= 0.5:
+        base = 3
+    elif coverage >= 0.25:
+        base = 2
+    else:
+        base = 1
+    explained = a.params_explained
+    bonus = 0 if not explained else 2 if len(explained) >= 2 and len(explained) * 2 >= count else 1
+    score = min(5, base + bonus)
+    schema_part = f"the schema describes {len(described)} of {count}"
+    if a.params_documented.keys() - described:
+        schema_part += f" and the text documents {', '.join(sorted(a.params_documented.keys() - described))}"
+    if explained:
+        name, clause = next(iter(explained.items()))
+        text = f"Adds meaning beyond the schema for `{name}` ({quote(clause, 70)}); {schema_part}."
+    else:
+        text = f"Coverage baseline {base}: {schema_part}, and the text adds nothing beyond the schema."
+    if undocumented:
+        text += f" Document {', '.join(f'`{n}`' for n in undocumented[:3])} (meaning, format, default)."
+    elif score < 5:
+        text += " Explain formats, defaults, ranges or how parameters interact to earn more."
+    return score, text
+
+
+def word_budget(signals: dict[str, Any]) -> tuple[int, int]:
+    """(fewest, most) words a description of this complexity should take."""
+    params = min(signals["paramCount"], 10)
+    nested = 1 if signals["hasNestedObjects"] or signals["unionChoiceCount"] else 0
+    return 5 + 3 * min(params, 8), 40 + 15 * params + 20 * nested
+
+
+def conciseness(view: ToolView) -> Scored:
+    a, signals = view.analysis, view.signals
+    fewest, most = word_budget(signals)
+    if a.words < 4:
+        return 2, (
+            f"{a.words} word(s) ({quote(view.description)}): under-specification is not conciseness. "
+            "One sentence with what it does and to what would earn more."
+        )
+    issues: list[str] = []
+    if a.words < fewest:
+        issues.append(f"{a.words} words are too few for {signals['paramCount']} parameters (about {fewest}+)")
+    if a.words > most:
+        over = a.words / most
+        issues += [f"{a.words} words for a tool of this size (about {most} would do)"] * (
+            1 if over <= 2 else 2 if over <= 4 else 3
+        )
+    if a.supported and a.sentences and (a.verb_position is None or a.verb_position > 3):
+        issues.append(f"the purpose is not front-loaded (opens with {quote(a.sentences[0], 50)})")
+    if a.supported and (a.filler or a.lead_in):
+        issues.append(f"filler ({quote((a.filler or [a.lead_in or ''])[0], 40)})")
+    if a.set_aside:
+        issues.append(f"assertive or promotional wording that earns nothing ({quote(a.set_aside[0], 50)})")
+    if a.duplicate_sentences:
+        issues.append(f"a repeated sentence ({quote(a.duplicate_sentences[0], 50)})")
+    if len(a.schema_restatements) >= 2:
+        issues.append(f"restates the schema ({quote(a.schema_restatements[0], 50)})")
+    score = max(1, 5 - len(issues))
+    if not a.supported:
+        score = min(score, 4)
+    sentences = len(a.sentences) + len(a.set_aside)
+    if not issues:
+        text = f"{sentences} sentence(s), {a.words} words, purpose first; every sentence earns its place."
+        if not a.supported:
+            text += " Front-loading cannot be checked in this language; length is within the budget."
+        return score, text
+    unique = list(dict.fromkeys(issues))
+    return score, f"{sentences} sentence(s), {a.words} words; " + "; ".join(
+        unique[:3]
+    ) + ". Fix that to earn more."
+
+
+def completeness(view: ToolView, scores: dict[str, int]) -> Scored:
+    a, signals = view.analysis, view.signals
+    count = signals["paramCount"]
+    complex_tool = count >= 5 or signals["invocationCost"] >= 6
+    gaps: list[str] = []
+    described = signals["paramsWithDescriptions"] + len(
+        set(a.params_documented)
+        - {
+            name
+            for name, schema in view.params.items()
+            if isinstance(schema, dict) and schema.get("description")
+        }
+    )
+    coverage = 1.0 if count == 0 else described / count
+    if coverage < 0.5:
+        gaps += [f"only {described} of {count} parameters are documented"] * 2
+    elif coverage < 0.8:
+        gaps.append(f"{count - described} of {count} parameters are undocumented")
+    if not view.annotated and not a.disclosures:
+        gaps.append("no annotations and no behaviour disclosed")
+    returns_known = signals["hasOutputSchema"] or "return shape" in a.disclosures
+    if not returns_known and (count >= 3 or complex_tool):
+        gaps.append("no output schema and the return value is not described")
+    if complex_tool and not a.params_explained:
+        gaps.append(f"{count} parameters but no parameter semantics or example")
+    if complex_tool and a.words < word_budget(signals)[0]:
+        gaps.append("one short sentence for a complex tool")
+    if scores.get("purpose", 5) <= 1:
+        gaps.append("no stated purpose")
+    score = max(1, 5 - len(gaps))
+    have = []
+    if signals["hasOutputSchema"]:
+        have.append("an output schema covers the return value")
+    if view.annotated:
+        have.append("annotations cover safety")
+    if count and coverage >= 0.8:
+        have.append("the parameters are documented")
+    context = f"For {count} parameter(s)" + (
+        f" (invocation cost {signals['invocationCost']})" if complex_tool else ""
+    )
+    if not gaps:
+        return (
+            score,
+            f"{context}: {', '.join(have) or 'the description covers what is needed'}; nothing is missing.",
+        )
+    unique = list(dict.fromkeys(gaps))
+    text = f"{context}: {'; '.join(unique[:3])}."
+    if have:
+        text = f"{text[:-1]}; {', '.join(have)}."
+    return score, text + " Close these gaps to earn more."
+
+
+def score_dimensions(view: ToolView) -> dict[str, Scored]:
+    """All six dimensions of one described tool, in rubric order."""
+    results: dict[str, Scored] = {"purpose": purpose(view)}
+    purpose_score = results["purpose"][0]
+    results["usage_guidelines"] = usage_guidelines(view, purpose_score)
+    results["behavior"] = behavior(view, purpose_score)
+    results["parameters"] = parameters(view)
+    results["conciseness"] = conciseness(view)
+    results["completeness"] = completeness(view, {key: value[0] for key, value in results.items()})
+    return results

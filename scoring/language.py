@@ -1,0 +1,845 @@
+"""Language analysis of a tool description: what it says, sentence by sentence.
+
+Finds the purpose verb and its resource, sibling tools named, usage cues (when, when not,
+alternatives), behaviour disclosures by category, parameter explanations that go beyond the
+schema, filler and assertive or promotional wording. Assertive and promotional sentences are set
+aside before anything else is read, so they earn nothing. Descriptions in a script the analysis
+does not read (Chinese, for one) yield structure only: identifiers, length, sentence count.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+# --- lexicons -------------------------------------------------------------------------------------
+
+_VERBS_BY_KIND: dict[str, str] = {
+    "read": (
+        "get list read fetch retrieve search find query show view describe lookup look browse inspect "
+        "check count load download export scan explore monitor peek preview display return obtain "
+        "access extract parse analyze analyse summarize summarise compare calculate compute convert "
+        "translate format validate verify test evaluate resolve detect recognize identify estimate "
+        "measure predict recommend suggest capture screenshot crawl scrape ping echo sample diff "
+        "transcribe geocode encode decode hash sort filter match grep tokenize explain interpret "
+        "classify render generate draw plot chart visualize visualise print calculate solve "
+        "lint audit review research discover locate trace track watch poll"
+    ),
+    "create": (
+        "create add insert make register post publish upload write save store put build schedule book "
+        "launch spawn invite submit commit push log record import install initialize init clone fork "
+        "copy duplicate attach comment reply tag label star follow subscribe enqueue provision allocate "
+        "open"
+    ),
+    "update": (
+        "update edit modify set change patch rename move replace merge assign configure enable disable "
+        "toggle mark apply sync refresh reset restore resize rotate reorder transition approve reject "
+        "archive lock unlock pin unpin adjust increment decrement upgrade migrate append link unlink "
+        "overwrite fill"
+    ),
+    "delete": (
+        "delete remove destroy drop purge erase clear wipe truncate revoke cancel terminate kill "
+        "uninstall unsubscribe discard detach evict unregister"
+    ),
+    "action": (
+        "send email notify execute run call invoke trigger click type press navigate go scroll hover "
+        "select drag wait play pause stop start restart deploy reboot shutdown emit broadcast transfer "
+        "pay charge order buy sell tweet message speak connect disconnect login logout authenticate "
+        "authorize focus close forward share sign"
+    ),
+    "vague": (
+        "handle manage process do perform work deal interact operate provide support help utilize "
+        "facilitate assist leverage"
+    ),
+}
+VERB_KIND: dict[str, str] = {}
+for _kind, _words in _VERBS_BY_KIND.items():
+    for _word in _words.split():
+        VERB_KIND.setdefault(_word, _kind)
+MUTATING_KINDS = frozenset({"create", "update", "delete"})
+_IRREGULAR = {
+    "gets": "get",
+    "got": "get",
+    "ran": "run",
+    "wrote": "write",
+    "made": "make",
+    "sent": "send",
+    "found": "find",
+    "built": "build",
+    "took": "take",
+    "shows": "show",
+    "does": "do",
+    "did": "do",
+}
+
+_DETERMINERS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "all",
+        "one",
+        "some",
+        "any",
+        "each",
+        "every",
+        "multiple",
+        "new",
+        "existing",
+        "specified",
+        "specific",
+        "given",
+        "provided",
+        "this",
+        "that",
+        "these",
+        "those",
+        "your",
+        "my",
+        "our",
+        "its",
+        "their",
+        "current",
+        "single",
+        "several",
+        "many",
+        "more",
+        "most",
+        "full",
+        "entire",
+        "relevant",
+        "selected",
+        "desired",
+    ]
+)
+_VAGUE_NOUNS = frozenset(
+    [
+        "data",
+        "information",
+        "info",
+        "things",
+        "thing",
+        "stuff",
+        "items",
+        "item",
+        "content",
+        "contents",
+        "operations",
+        "operation",
+        "tasks",
+        "actions",
+        "action",
+        "requests",
+        "request",
+        "input",
+        "inputs",
+        "output",
+        "outputs",
+        "value",
+        "values",
+        "results",
+        "result",
+        "objects",
+        "object",
+        "entities",
+        "entity",
+        "resources",
+        "resource",
+        "various",
+        "everything",
+        "something",
+        "anything",
+        "it",
+        "them",
+        "tool",
+        "tools",
+        "function",
+        "functions",
+        "details",
+        "stuff",
+        "way",
+        "ways",
+    ]
+)
+_BOUNDARY_WORDS = frozenset(
+    [
+        "in",
+        "on",
+        "at",
+        "by",
+        "for",
+        "from",
+        "to",
+        "with",
+        "within",
+        "into",
+        "onto",
+        "of",
+        "via",
+        "using",
+        "through",
+        "and",
+        "or",
+        "but",
+        "if",
+        "when",
+        "while",
+        "which",
+        "that",
+        "who",
+        "whose",
+        "where",
+        "as",
+        "so",
+        "than",
+        "including",
+        "without",
+        "per",
+        "across",
+        "over",
+        "under",
+        "about",
+    ]
+)
+STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "but",
+        "if",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "by",
+        "for",
+        "from",
+        "with",
+        "as",
+        "is",
+        "are",
+        "be",
+        "been",
+        "being",
+        "was",
+        "were",
+        "it",
+        "its",
+        "this",
+        "that",
+        "these",
+        "those",
+        "you",
+        "your",
+        "can",
+        "will",
+        "may",
+        "must",
+        "should",
+        "would",
+        "could",
+        "not",
+        "no",
+        "do",
+        "does",
+        "any",
+        "all",
+        "each",
+        "which",
+        "what",
+        "when",
+        "where",
+        "who",
+        "how",
+        "than",
+        "then",
+        "there",
+        "their",
+        "they",
+        "them",
+        "we",
+        "our",
+        "us",
+        "i",
+        "me",
+        "my",
+    ]
+)
+
+# --- patterns -------------------------------------------------------------------------------------
+
+_I = re.IGNORECASE
+
+
+def _split_alternatives(pattern: str) -> list[str]:
+    """The top-level ``|`` alternatives of a regular expression."""
+    parts, depth, start, index, in_class = [], 0, 0, 0, False
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\":
+            index += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "|" and depth == 0:
+            parts.append(pattern[start:index])
+            start = index + 1
+        index += 1
+    return [*parts, pattern[start:]]
+
+
+_RUN = re.compile(r"[<#]?[A-Za-z0-9']+")
+
+
+def _prefixes(pattern: str) -> set[str] | None:
+    """Word prefixes every match of ``pattern`` starts with, or None when that cannot be told simply."""
+    alternatives = _split_alternatives(pattern)
+    if len(alternatives) > 1:
+        found: set[str] = set()
+        for alternative in alternatives:
+            prefixes = _prefixes(alternative)
+            if prefixes is None:
+                return None
+            found |= prefixes
+        return found
+    while pattern.startswith("\\b"):
+        pattern = pattern[2:]
+    if pattern.startswith("(?:"):
+        depth = 0
+        for index, char in enumerate(pattern):
+            if pattern[index - 1 : index] != "\\":
+                depth += (char == "(") - (char == ")")
+            if depth == 0:
+                optional = pattern[index + 1 : index + 2] in ("?", "*", "{")
+                return None if optional else _prefixes(pattern[3:index])
+        return None
+    run = _RUN.match(pattern)
+    if not run:
+        return None
+    prefix = run.group(0)
+    if pattern[run.end() : run.end() + 1] in ("?", "*", "{"):
+        prefix = prefix[:-1]  # the quantifier makes the last character optional
+    return {prefix.lower()} if prefix.strip("<#") else None
+
+
+@lru_cache(maxsize=16384)
+def _prefix_keys(text: str) -> frozenset[str]:
+    """The first one, two and three characters of every lower-cased word of ``text``."""
+    return frozenset(key for token in _RUN.findall(text.lower()) for key in (token[:1], token[:2], token[:3]))
+
+
+class Cue:
+    """A case-insensitive cue pattern that is skipped outright when no word of the text could start it."""
+
+    def __init__(self, pattern: str, flags: int = _I) -> None:
+        self.regex = re.compile(pattern, flags)
+        prefixes = _prefixes(pattern)
+        self.keys = frozenset(prefix[:3] for prefix in prefixes) if prefixes else None
+
+    @property
+    def pattern(self) -> str:
+        return self.regex.pattern
+
+    def _possible(self, text: str) -> bool:
+        return self.keys is None or not self.keys.isdisjoint(_prefix_keys(text))
+
+    def search(self, text: str) -> re.Match[str] | None:
+        return self.regex.search(text) if self._possible(text) else None
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        return self.regex.finditer(text) if self._possible(text) else iter(())
+
+    def sub(self, replacement: str, text: str) -> str:
+        return self.regex.sub(replacement, text) if self._possible(text) else text
+
+
+def cue(pattern: str, flags: int = _I) -> Cue:
+    """Compile a cue pattern (see ``Cue``)."""
+    return Cue(pattern, flags)
+
+
+WORD = re.compile(r"[A-Za-z][A-Za-z0-9_'/-]*")
+IDENTIFIER = re.compile(r"`?([A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)+|[a-z]+[A-Z][A-Za-z0-9]*)`?")
+_NON_LATIN_LETTER = re.compile(
+    r"[\u0400-\u04ff\u0590-\u06ff\u0900-\u0dff\u0e00-\u0eff\u3040-\u30ff"
+    r"\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]"
+)
+_LATIN_LETTER = re.compile(r"[A-Za-z]")
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？；])|\n+")
+_ABBREVIATIONS = re.compile(r"\b(e\.g|i\.e|etc|vs|approx|incl|max|min|no)\.", _I)
+_CLAUSE_BREAK = re.compile(r"\s[–—-]\s|[,;:(]")
+_LEAD_IN = re.compile(
+    r"^(?:(?:this|the|a|an)\s+(?:mcp\s+)?(?:tool|function|endpoint|method|command|api)\s*"
+    r"(?:that|which|to|for|will|can|is used to|allows you to|lets you|enables you to|helps you)?|"
+    r"tool\s+(?:to|for|that)|function\s+(?:to|for|that)|(?:it|this)\s+(?:will|can)|"
+    r"(?:allows|lets|enables|helps)\s+(?:you|users?|the user|agents?|an agent|the assistant)?\s*(?:to\s+)?|"
+    r"(?:is|are|can be)?\s*used\s+to|use\s+this\s+(?:tool\s+)?to|call\s+this\s+to|you\s+can|simply|"
+    r"just|quickly|easily)\s+",
+    _I,
+)
+_NAME_PREFIX = re.compile(r"^\s*(?:\[[^\]]{1,40}\]|[^\w\s]{1,3})\s*")
+
+# Assertive and promotional wording: sentences carrying it are set aside and earn nothing.
+PRIORITY = cue(
+    r"\b(?:always\s+(?:use|call|invoke|run|prefer)\s+(?:this|it)|(?:use|call)\s+this\s+(?:tool\s+)?"
+    r"(?:first|before\s+(?:any|all)\s+other|for\s+(?:everything|all|any)\b)|"
+    r"(?:instead\s+of|before)\s+(?:any|all)\s+other\s+tools?|never\s+use\s+(?:any\s+)?other\s+tools?|"
+    r"do\s+not\s+(?:compute|calculate|answer|do)\s+(?:this|it)\s+yourself|"
+    r"must\s+(?:always\s+)?(?:use|call)\s+this|prefer\s+this\s+tool\s+over)",
+    _I,
+)
+ASSERTIVE = cue(
+    r"(?:\b(?:IMPORTANT|CRITICAL|CRUCIAL|MUST|ATTENTION|WARNING)\b\s*[:!]|<important>|"
+    r"\b(?:the\s+best|the\s+most\s+(?:powerful|advanced|accurate|reliable|comprehensive)|best[- ]in[- ]class|"
+    r"world[- ]class|state[- ]of[- ]the[- ]art|cutting[- ]edge|ultimate|revolutionary|unparalleled|"
+    r"superior|highly\s+recommended|extremely\s+(?:powerful|useful)|incredibly|blazing(?:ly)?\s+fast|"
+    r"crucial(?:ly)?|vital|essential\s+tool|number\s+one|#1)\b)",
+    _I,
+)
+FILLER = cue(
+    r"\b(?:this\s+tool\s+(?:allows|lets|enables|helps)|allows\s+you\s+to|lets\s+you|is\s+used\s+to|"
+    r"can\s+be\s+used\s+to|please\s+note(?:\s+that)?|basically|simply|in\s+order\s+to|"
+    r"it\s+is\s+(?:important|worth)\s+(?:to\s+note|noting)|as\s+(?:the\s+)?name\s+suggests)\b",
+    _I,
+)
+CONTRAST = cue(
+    r"\b(?:only|unlike|instead|rather\s+than|as\s+opposed\s+to|in\s+contrast|whereas|without|excluding|"
+    r"except|does\s+not|doesn't|not\s+(?:for|to|the)|no\s+[\w/]+\s+filter\w*|distinct\s+from|"
+    r"differs?\s+from|as\s+well\s+as|in\s+full)\b",
+    _I,
+)
+USAGE_WHEN = cue(
+    r"\b(?:use\s+(?:this|it)?\s*(?:tool\s+)?(?:when|if|after|before|once|whenever|to\s+\w+\s+\w+\s+(?:when|after|"
+    r"before))|when\s+(?:you|the\s+user|an?\s+agent|a\s+user)\s+(?:need|want|ask|wish|has|have|must)|"
+    r"(?:useful|helpful|ideal|intended|designed|best\s+suited|suitable|appropriate)\s+(?:for|when|if|to)|"
+    r"(?:call|invoke|run)\s+(?:this|it)(?:\s+tool)?\s+(?:when|after|before|first|once|if)|"
+    r"(?:before|after)\s+(?:calling|using|running|you\s+call)|should\s+be\s+(?:used|called)|"
+    r"typically\s+(?:used|called)|use\s+(?:after|before|with|together|together\s+with)|prerequisite|"
+    r"in\s+(?:conjunction|combination)\s+with|followed\s+by|use\s+(?:this|it)\s+(?:for|to)|"
+    r"good\s+for|meant\s+for|for\s+(?:example|instance),?\s+when)\b",
+    _I,
+)
+USAGE_WHEN_NOT = cue(
+    r"\b(?:(?:do\s+not|don't|never|avoid)\s+(?:use|call|invoke|using|calling)|not\s+(?:suitable|intended|"
+    r"meant|designed|appropriate)|instead|rather\s+than|unless|prefer\s+\w+|only\s+(?:use|call)|"
+    r"not\s+for\b|is\s+not\s+needed|no\s+need\s+to)\b",
+    _I,
+)
+USAGE_IMPLIED = cue(
+    r"\b(?:e\.g\.|for\s+example|such\s+as|returned\s+by|obtained\s+from|from\s+(?:a|the)\s+previous|"
+    r"(?:id|ids|identifier)\s+(?:from|returned)|helps?\s+(?:you\s+)?(?:to\s+)?\w+|to\s+(?:find|get|see|check)|"
+    r"first|then|next|workflow|step)\b",
+    _I,
+)
+
+# Behaviour disclosures: category -> pattern. Read outside the purpose clause only, so stating the
+# action itself ("Update drive settings") is not counted as disclosing its effects.
+DISCLOSURES: dict[str, Cue] = {
+    "destruction": cue(
+        r"\b(?:permanent(?:ly)?|irreversibl\w*|cannot\s+be\s+(?:undone|recovered|reversed)|can't\s+be\s+undone|"
+        r"not\s+reversible|overwrit\w*|destroy\w*|wipes?|lost|deletes?|removes?\s+(?:all|every|the)|"
+        r"cascad\w*|trash|recycle\s+bin|soft[- ]delete\w*)\b"
+    ),
+    "side effects": cue(
+        r"\b(?:side[- ]effects?|modif(?:y|ies|ied)|changes\s+the|writes?\s+(?:to|the|a)|persist\w*|stored?|"
+        r"saves?|sends?\s+(?:an?\s+|the\s+)?(?:email|message|notification|request)|triggers?|notif\w*|"
+        r"visible\s+to|charges?|commits?|appends?|creates?\s+(?:a|an|the)\s+\w+|updates?\s+(?:the|its)|"
+        r"replaces?|publish\w*|new\s+version|in\s+place)\b"
+    ),
+    "authentication": cue(
+        r"\b(?:auth\w*|api[ _-]?keys?|tokens?|credentials?|permissions?|scopes?|logged[ -]in|log\s+in|"
+        r"sign(?:ed)?[ -]in|oauth|privileg\w*|sudo|root|admin\w*|access\s+rights?|account)\b"
+    ),
+    "rate limits": cue(
+        r"\b(?:rate[- ]limit\w*|quotas?|throttl\w*|requests?\s+per|per\s+(?:minute|second|hour|day)|"
+        r"cooldown|billed|billing|costs?|credits?|expensive|slow)\b"
+    ),
+    "errors": cue(
+        r"\b(?:errors?|fails?|failure|failed|throws?|raises?|exceptions?|not[_ ]found|invalid|conflict|"
+        r"returns?\s+(?:an?\s+)?(?:empty|null|none|nothing|false)|if\s+(?:there\s+is|there's)\s+no|"
+        r"(?:does\s+not|doesn't)\s+exist|missing|times?\s+out|timeout)\b"
+    ),
+    "idempotence": cue(
+        r"\b(?:idempoten\w*|safe\s+to\s+(?:retry|repeat|call\s+again)|no[- ]op|already\s+exists?|"
+        r"repeated\s+calls?|calling\s+(?:it\s+)?again|has\s+no\s+effect|same\s+result|upsert\w*|"
+        r"deduplicat\w*)\b"
+    ),
+    "pagination": cue(
+        r"\b(?:paginat\w*|cursors?|next[ _]page|page[ _]?(?:token|size|number)|offset|continuation|"
+        r"more\s+results|has_more|truncat\w*|at\s+most\s+\d+|up\s+to\s+\d+|first\s+\d+|top\s+\d+|"
+        r"limit(?:ed)?\s+to\s+\d+)\b"
+    ),
+    "return shape": cue(
+        r"\b(?:returns?|responds?\s+with|response\s+(?:contains|includes|is)|outputs?|results?\s+(?:is|are|"
+        r"contains?|includes?)|yields|gives\s+back|as\s+(?:json|markdown|digests?|a\s+list|an\s+array|"
+        r"(?:plain\s+)?text|csv|html|base64|a\s+table|an?\s+object|a\s+string)|each\s+(?:entry|item|result)|"
+        r"fields?|includ(?:es|ing)\s+(?:the\s+)?\w+,)\b"
+    ),
+    "read-only": cue(
+        r"\b(?:read[- ]only|(?:does\s+not|doesn't|never|will\s+not|won't)\s+(?:modify|change|write|alter|"
+        r"delete|create)|no\s+side[- ]effects?|without\s+(?:modifying|changing|side\s+effects)|"
+        r"non[- ]destructive|safe\s+to\s+call)\b"
+    ),
+    "scope and limits": cue(
+        r"\b(?:only|at\s+most|maximum|max|minimum|limit(?:ed|s)?|no\s+[\w/]+\s+filter\w*|capped|at\s+least|"
+        r"within|must|requires?|cannot|can't|unsupported|not\s+supported|case[- ]sensitive|"
+        r"case[- ]insensitive|recursive\w*|depth|all\s+(?:of\s+)?(?:the\s+)?\w+|in\s+full)\b"
+    ),
+    "timing and state": cue(
+        r"\b(?:asynchronous\w*|async|background|cached?|caching|eventually|takes?\s+(?:a\s+few|several|up\s+to)|"
+        r"may\s+take|long[- ]running|blocks?|blocking|waits?\s+(?:for|until)|real[- ]time|stale|"
+        r"consistent|atomic\w*|transaction\w*|concurren\w*|lock\w*|queued?)\b"
+    ),
+}
+READ_ONLY_CLAIM = DISCLOSURES["read-only"]
+
+PARAM_CUE = cue(
+    r"(?:\d|\"[^\"]+\"|'[^']+'|`[^`]+`|\b(?:e\.g\.|for\s+example|such\s+as|like|format|iso[ -]?8601|"
+    r"yyyy|utc|timezone|regex|pattern|glob|absolute|relative|url|uri|path|json|csv|comma[- ]separated|"
+    r"case[- ](?:in)?sensitive|default\w*|between|range|at\s+most|up\s+to|maximum|minimum|max|min|"
+    r"positive|negative|non[- ]negative|seconds?|milliseconds?|ms|minutes?|pixels?|bytes?|characters?|"
+    r"if|when|unless|together\s+with|either|mutually\s+exclusive|requires?|ignored|overrides?|combined|"
+    r"omit\w*|optional|required|otherwise)\b)",
+    _I,
+)
+_SCRIPT_OR_EVAL = cue(r"<script\b|\beval\s*\(|javascript:")
+
+
+@dataclass
+class Analysis:
+    """What a description says, with the phrases that show it."""
+
+    text: str
+    supported: bool = True
+    words: int = 0
+    sentences: list[str] = field(default_factory=list)
+    set_aside: list[str] = field(default_factory=list)  # assertive, promotional or priority sentences
+    priority: list[str] = field(default_factory=list)
+    assertive: list[str] = field(default_factory=list)
+    lead_in: str | None = None
+    verb: str | None = None
+    verb_kind: str | None = None
+    verb_position: int | None = None  # index of the purpose verb among the first sentence's words
+    resource: str | None = None
+    purpose_clause: str = ""
+    differentiation: list[str] = field(default_factory=list)
+    siblings_named: list[str] = field(default_factory=list)
+    usage_when: list[str] = field(default_factory=list)
+    usage_when_not: list[str] = field(default_factory=list)
+    usage_implied: list[str] = field(default_factory=list)
+    disclosures: dict[str, str] = field(default_factory=dict)
+    read_only_claim: str | None = None
+    filler: list[str] = field(default_factory=list)
+    duplicate_sentences: list[str] = field(default_factory=list)
+    params_documented: dict[str, str] = field(default_factory=dict)
+    params_explained: dict[str, str] = field(default_factory=dict)
+    schema_restatements: list[str] = field(default_factory=list)
+    identifiers: list[str] = field(default_factory=list)
+
+
+@lru_cache(maxsize=4096)
+def verb_lemma(word: str) -> str | None:
+    """The base form of ``word`` when it is a verb of the lexicon ("Retrieves" -> "retrieve")."""
+    lower = word.lower()
+    if lower in _IRREGULAR:
+        return _IRREGULAR[lower]
+    candidates = [lower]
+    if lower.endswith("ies"):
+        candidates.append(lower[:-3] + "y")
+    if lower.endswith("es"):
+        candidates.append(lower[:-2])
+    if lower.endswith("s") and not lower.endswith("ss"):
+        candidates.append(lower[:-1])
+    if lower.endswith("ing"):
+        stem = lower[:-3]
+        candidates += [stem, stem + "e", stem[:-1] if len(stem) > 2 and stem[-1] == stem[-2] else stem]
+    if lower.endswith("ed"):
+        stem = lower[:-2]
+        candidates += [
+            stem,
+            stem + "e",
+            lower[:-1],
+            stem[:-1] if len(stem) > 2 and stem[-1] == stem[-2] else stem,
+        ]
+        if lower.endswith("ied"):
+            candidates.append(lower[:-3] + "y")
+    for candidate in candidates:
+        if candidate in VERB_KIND:
+            return candidate
+    return None
+
+
+def is_supported_language(text: str) -> bool:
+    """Whether the text is mostly Latin script (the analysis reads English)."""
+    non_latin = len(_NON_LATIN_LETTER.findall(text))
+    latin = len(_LATIN_LETTER.findall(text))
+    return non_latin * 3 <= latin or non_latin == 0
+
+
+def count_words(text: str) -> int:
+    """Words of English text; for CJK text, about two characters make a word."""
+    return len(WORD.findall(text)) + (len(_NON_LATIN_LETTER.findall(text)) + 1) // 2
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences and list lines of a description, without breaking at "e.g." and the like."""
+    protected = _ABBREVIATIONS.sub(lambda m: m.group(0).replace(".", "\x00"), text)
+    parts = (part.replace("\x00", ".").strip(" \t-*•#>") for part in _SENTENCE_END.split(protected))
+    return [part for part in parts if part and any(ch.isalnum() for ch in part)]
+
+
+_CAMEL_BOUNDARY = re.compile(r"([a-z0-9])([A-Z])")
+_NON_ALNUM = re.compile(r"[^A-Za-z0-9]+")
+_CLAUSE_SPLIT = re.compile(r"[;\n]|(?<=\.)\s")
+_NUMBER = re.compile(r"\d+")
+
+
+@lru_cache(maxsize=8192)
+def name_words(name: str) -> tuple[str, ...]:
+    """The words of an identifier: ``getUserById`` / ``get_user-by.id`` -> get, user, by, id."""
+    spaced = _CAMEL_BOUNDARY.sub(r"\1 \2", name)
+    return tuple(word.lower() for word in _NON_ALNUM.split(spaced) if word)
+
+
+def normalized(text: str) -> str:
+    """Lower-case words joined by single spaces, for comparing a description with a name."""
+    return " ".join(name_words(text))
+
+
+def quote(text: str, limit: int = 90) -> str:
+    """A phrase shortened for a justification, in single quotes."""
+    text = " ".join(text.split())
+    return f"'{text if len(text) <= limit else text[: limit - 1].rstrip() + '…'}'"
+
+
+def _find_purpose(sentence: str) -> tuple[str | None, str | None, int | None, str | None, str]:
+    """(verb, kind, position, resource, purpose clause) of the first sentence."""
+    stripped = _NAME_PREFIX.sub("", sentence)
+    lead = None
+    for _ in range(3):  # lead-ins stack: "This tool allows you to ..."
+        match = _LEAD_IN.match(stripped)
+        if not match:
+            break
+        lead = (lead or "") + match.group(0)
+        stripped = stripped[match.end() :]
+    clause = _CLAUSE_BREAK.split(stripped, maxsplit=1)[0]
+    words = WORD.findall(stripped)
+    for position, word in enumerate(words[:8]):
+        lemma = verb_lemma(word)
+        if lemma is None or (position > 0 and word.lower() in {"list", "set", "record", "log", "order"}):
+            continue
+        resource_words = []
+        for follower in words[position + 1 : position + 8]:
+            lower = follower.lower()
+            if lower in _BOUNDARY_WORDS:
+                if resource_words:
+                    break
+                continue
+            if lower in _DETERMINERS or lower in {"up", "out", "down", "back"}:
+                continue
+            resource_words.append(follower)
+        specific = [word for word in resource_words if word.lower() not in _VAGUE_NOUNS]
+        resource = " ".join(resource_words) if specific else None
+        return lemma, VERB_KIND[lemma], position, resource, clause or stripped
+    return None, None, None, None, clause or stripped
+
+
+_TOKEN = re.compile(r"[A-Za-z0-9][\w.-]*[A-Za-z0-9]|[A-Za-z0-9]")
+
+
+def is_identifier(token: str) -> bool:
+    """A code-like name (``get_user``, ``user-id``, ``searchFiles``) rather than an English word."""
+    return (
+        bool(IDENTIFIER.fullmatch(token))
+        if (
+            "_" in token
+            or "-" in token
+            or "." in token
+            or not (token.islower() or token.isupper() or token.istitle())
+        )
+        else False
+    )
+
+
+def _schema_text(schema: Any) -> str:
+    """Everything the schema itself says about one parameter, as lower-case text."""
+    if not isinstance(schema, dict):
+        return ""
+    parts = [str(schema.get(key, "")) for key in ("description", "title", "format", "pattern", "default")]
+    parts += [
+        str(schema.get(key, "")) for key in ("minimum", "maximum", "minLength", "maxLength", "maxItems")
+    ]
+    if isinstance(schema.get("enum"), list):
+        parts += [str(value) for value in schema["enum"]]
+    return " ".join(parts).lower()
+
+
+def _content_words(text: str) -> set[str]:
+    return {word.lower() for word in WORD.findall(text) if word.lower() not in STOPWORDS and len(word) > 2}
+
+
+@lru_cache(maxsize=4096)
+def _mention_pattern(param: str) -> re.Pattern[str]:
+    words = name_words(param)
+    alternatives = [re.escape(param)]
+    if len(words) > 1:
+        alternatives.append(r"[\s_-]?".join(re.escape(word) for word in words))
+    return re.compile(rf"(?<![\w.-])(?:{'|'.join(alternatives)})(?![\w-])", _I)
+
+
+_EXPLAINING = re.compile(
+    r"^\s*(?:[:=(—–]|-\s|\d|[\"'`]|(?:is|are|sets?|specif(?:y|ies)|must|should|can|may|defaults?|controls?|"
+    r"selects?|limits?|accepts?|takes?|gives|names?|means?|adds?|filters?|determines?|=)\b)",
+    _I,
+)
+_PARAM_WORD = re.compile(r"\b(?:param(?:eter)?s?|arguments?|fields?|options?|flags?|inputs?)\W*$", _I)
+
+
+def _explains(clause: str, match: re.Match[str], param: str) -> bool:
+    """Whether the mention of ``param`` is explained rather than passed over in a list."""
+    deliberate = "`" in clause[max(0, match.start() - 1) : match.end() + 1] or is_identifier(param)
+    return (
+        deliberate
+        or bool(_EXPLAINING.match(clause[match.end() :]))
+        or bool(_PARAM_WORD.search(clause[max(0, match.start() - 20) : match.start()]))
+    )
+
+
+def _analyze_params(analysis: Analysis, sentences: list[str], params: dict[str, Any]) -> None:
+    """Which parameters the prose documents, and which it explains beyond the schema."""
+    clauses = [clause for sentence in sentences for clause in _CLAUSE_SPLIT.split(sentence)]
+    lowered = " ".join(clauses).lower()
+    for param, schema in params.items():
+        words = name_words(param)
+        if not words or words[0] not in lowered:
+            continue  # cheap pre-check: the parameter is not mentioned at all
+        pattern = _mention_pattern(param)
+        schema_text = _schema_text(schema)
+        schema_words = _content_words(schema_text) | set(words)
+        for clause in clauses:
+            match = pattern.search(clause)
+            if not match:
+                continue
+            others = _content_words(clause) - set(words)
+            if len(others) < 2 or not _explains(clause, match, param):
+                continue  # a passing mention ("settings including name, color") documents nothing
+            analysis.params_documented.setdefault(param, clause.strip())
+            new_words = others - schema_words
+            new_numbers = set(_NUMBER.findall(clause)) - set(_NUMBER.findall(schema_text))
+            if PARAM_CUE.search(clause) and (new_numbers or len(new_words) * 2 > len(others)):
+                analysis.params_explained.setdefault(param, clause.strip())
+            elif not new_words or len(new_words) * 3 < len(others):
+                analysis.schema_restatements.append(clause.strip())
+
+
+def analyze(
+    description: str,
+    *,
+    name: str = "",
+    siblings: tuple[str, ...] = (),
+    params: dict[str, Any] | None = None,
+) -> Analysis:
+    """Read ``description`` of tool ``name`` among ``siblings`` with input ``params`` (name -> schema)."""
+    text = description.strip()
+    analysis = Analysis(text=text, supported=is_supported_language(text), words=count_words(text))
+    all_sentences = split_sentences(text)
+    tokens = _TOKEN.findall(text)
+    analysis.identifiers = [token for token in tokens if is_identifier(token)]
+    analysis.siblings_named = [
+        sibling for sibling in siblings if len(sibling) >= 3 and sibling in set(tokens)
+    ]
+    seen: set[str] = set()
+    for sentence in all_sentences:
+        key = normalized(sentence)
+        if key in seen and len(key) > 12:
+            analysis.duplicate_sentences.append(sentence)
+            continue
+        seen.add(key)
+        priority = PRIORITY.search(sentence)
+        assertive = ASSERTIVE.search(sentence)
+        if priority:
+            analysis.priority.append(priority.group(0))
+        if assertive:
+            analysis.assertive.append(assertive.group(0))
+        if priority or assertive:
+            remainder = ASSERTIVE.sub("", PRIORITY.sub("", sentence)).strip(" :!-")
+            # "IMPORTANT: deletes every row" keeps its disclosure; a bare boast or priority order does not.
+            if priority or len(WORD.findall(remainder)) < 4:
+                analysis.set_aside.append(sentence)
+                continue
+            sentence = remainder
+        analysis.sentences.append(sentence)
+    if not analysis.supported:
+        return analysis
+    sentences = analysis.sentences
+    if not sentences:
+        return analysis
+    verb, kind, position, resource, clause = _find_purpose(sentences[0])
+    analysis.verb, analysis.verb_kind, analysis.verb_position = verb, kind, position
+    analysis.resource, analysis.purpose_clause = resource, clause
+    lead = _LEAD_IN.match(_NAME_PREFIX.sub("", sentences[0]))
+    analysis.lead_in = lead.group(0).strip() if lead else None
+    analysis.filler = [match.group(0) for sentence in sentences for match in FILLER.finditer(sentence)]
+    # The purpose clause states the action; disclosures are read in what follows it.
+    first_rest = sentences[0].split(clause, 1)[-1] if clause else sentences[0]
+    rest_parts = [part for part in (first_rest.strip(" ,;:–—-"), *sentences[1:]) if part]
+    for sentence in sentences:
+        if match := CONTRAST.search(sentence):
+            analysis.differentiation.append(match.group(0))
+        if match := USAGE_WHEN.search(sentence):
+            analysis.usage_when.append(sentence)
+        if match := USAGE_WHEN_NOT.search(sentence):
+            analysis.usage_when_not.append(sentence)
+        elif USAGE_IMPLIED.search(sentence) and sentence is not sentences[0]:
+            analysis.usage_implied.append(sentence)
+    for category, pattern in DISCLOSURES.items():
+        for part in rest_parts:
+            if pattern.search(part):
+                analysis.disclosures[category] = part
+                break
+    for sentence in sentences:
+        if match := READ_ONLY_CLAIM.search(sentence):
+            analysis.read_only_claim = match.group(0)
+            break
+    _analyze_params(analysis, sentences, params or {})
+    return analysis
+
+
+def hidden_characters(text: str) -> list[str]:
+    """Zero-width, bidirectional-control and other invisible format characters in ``text``."""
+    if text.isascii():
+        return []
+    import unicodedata
+
+    found = []
+    for char in text:
+        code = ord(char)
+        if (
+            0x200B <= code <= 0x200F
+            or 0x202A <= code <= 0x202E
+            or 0x2060 <= code <= 0x2069
+            or code == 0xFEFF
+            or 0xE0000 <= code <= 0xE007F
+            or (unicodedata.category(char) == "Cf" and code not in (0x00AD,))
+        ):
+            found.append(f"U+{code:04X}")
+    return sorted(set(found))
+
+
+def script_or_eval(text: str) -> str | None:
+    """``<script``, ``eval(`` or ``javascript:`` in text meant for a model."""
+    match = _SCRIPT_OR_EVAL.search(text)
+    return match.group(0) if match else None

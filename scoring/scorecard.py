@@ -1,0 +1,144 @@
+"""Score one tool or a whole snapshot into the Scorecard (format ``mcpdex.scorecard/1``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from scoring import lints
+from scoring.arithmetic import DIMENSIONS, tdqs, tier, tool_hundredths
+from scoring.dimensions import (
+    QUESTIONS,
+    ToolView,
+    annotation_contradiction,
+    is_tautological,
+    score_dimensions,
+)
+from scoring.language import Analysis, analyze
+from scoring.server import roll_up
+from scoring.signals import context_signals, properties_of, tool_title
+
+SCORECARD_FORMAT = "mcpdex.scorecard/1"
+_LEVEL_ORDER = {"error": 0, "warning": 1, "info": 2}
+
+
+def _dimension_entries(results: dict[str, tuple[int, str]]) -> dict[str, dict[str, Any]]:
+    return {
+        key: {"score": score, "question": QUESTIONS[key], "justification": text, "label": DIMENSIONS[key][2]}
+        for key, (score, text) in results.items()
+    }
+
+
+def _score_one(
+    tool: dict[str, Any], siblings: tuple[str, ...], server_names: frozenset[str], known: frozenset[str]
+) -> tuple[dict[str, Any], Analysis]:
+    name = str(tool.get("name") or "")
+    title = tool_title(tool)
+    signals = context_signals(tool)
+    description = tool.get("description") if isinstance(tool.get("description"), str) else ""
+    params = properties_of(tool.get("inputSchema"))
+    analysis = analyze(description, name=name, siblings=siblings, params=params)
+    flags: list[str] = []
+    contradiction = None
+    if not description.strip():
+        flags.append("No Description")
+        results = {
+            key: (
+                1,
+                "No description: every dimension is 1. Write one to three sentences saying what "
+                "the tool does, when to use it and what it changes or returns.",
+            )
+            for key in DIMENSIONS
+        }
+    else:
+        annotations = tool.get("annotations") if isinstance(tool.get("annotations"), dict) else {}
+        view = ToolView(
+            name=name,
+            title=title,
+            description=description,
+            signals=signals,
+            analysis=analysis,
+            siblings=siblings,
+            params=params,
+            annotations=annotations,
+            tautological=is_tautological(description, name, title),
+        )
+        view.contradiction = annotation_contradiction(view) if analysis.supported else None
+        contradiction = view.contradiction
+        if view.tautological:
+            flags.append("Tautological Description")
+        if contradiction:
+            flags.append("Annotation Contradiction")
+        if not analysis.supported:
+            flags.append("Unsupported Language")
+        results = score_dimensions(view)
+    scores = {key: score for key, (score, _) in results.items()}
+    total = tdqs(scores)
+    destructive = signals["annotationValues"]["destructive"] is True or analysis.verb_kind == "delete"
+    warned = not destructive or bool({"destruction", "idempotence"} & analysis.disclosures.keys())
+    findings = (
+        lints.description_findings(tool, flags, analysis, contradiction, warned or not analysis.supported)
+        + lints.security_findings(tool, analysis, server_names, known)
+        + lints.schema_findings(tool)
+        + lints.naming_findings(tool)
+    )
+    card = {
+        "name": name,
+        "title": title,
+        "dimensions": _dimension_entries(results),
+        "hundredths": tool_hundredths(scores),
+        "total": total,
+        "tier": tier(total),
+        "smells": [key for key, score in scores.items() if score < 3],
+        "flags": flags,
+        "server_flags": [],
+        "signals": signals,
+        "findings": sorted(findings, key=_finding_order),
+    }
+    return card, analysis
+
+
+def _finding_order(item: dict[str, Any]) -> tuple[int, str, str, str]:
+    return _LEVEL_ORDER[item["level"]], item["tool"] or "", item["rule"], item["where"]
+
+
+def score_tool(tool: dict[str, Any], siblings: Sequence[str] = ()) -> dict[str, Any]:
+    """The Scorecard entry of one tool definition (as sent on the wire) among sibling tool names."""
+    names = tuple(name for name in siblings if name != tool.get("name"))
+    server_names = frozenset((*names, str(tool.get("name") or "")))
+    card, _ = _score_one(tool, names, server_names, lints.known_words([tool]))
+    return card
+
+
+def score_snapshot(snapshot: dict[str, Any]) -> dict[str, Any]:
+    """The full Scorecard of a snapshot: every tool, the server roll-up and all findings."""
+    tools = [tool for tool in snapshot.get("tools") or [] if isinstance(tool, dict)]
+    names = [str(tool.get("name") or "") for tool in tools]
+    server_names = frozenset(names)
+    known = lints.known_words(tools)
+    cards, analyses, signals = [], {}, {}
+    for tool, name in zip(tools, names, strict=True):
+        siblings = tuple(other for other in dict.fromkeys(names) if other != name)
+        card, analysis = _score_one(tool, siblings, server_names, known)
+        cards.append(card)
+        analyses.setdefault(name, analysis)
+        signals.setdefault(name, card["signals"])
+    unique_tools = list({name: tool for name, tool in zip(names, tools, strict=True)}.values())
+    server_score = roll_up(unique_tools, cards, analyses, signals)
+    at_risk = {risk["tool"] for risk in server_score["shadowing"]}
+    for card in cards:
+        if card["name"] in at_risk:
+            card["server_flags"].append("Shadowing Risk")
+    findings = [item for card in cards for item in card["findings"]] + lints.server_findings(tools)
+    server = snapshot.get("server") or {}
+    return {
+        "format": SCORECARD_FORMAT,
+        "server": {
+            "name": server.get("name"),
+            "version": snapshot.get("versionLabel") or server.get("version"),
+        },
+        "digest": snapshot.get("digest"),
+        "tools": cards,
+        "server_score": server_score,
+        "findings": sorted(findings, key=_finding_order),
+    }

@@ -1,0 +1,323 @@
+"""The server roll-up: description quality, the four coherence dimensions, overall, shadowing risks.
+
+Coherence is judged deterministically: disambiguation from how alike the tools' descriptions and
+schemas are, naming consistency from the naming conventions and verb positions, tool count from
+the rubric's bands, lifecycle completeness from the create/read/update/delete verbs per resource.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from itertools import combinations
+from typing import Any
+
+from scoring.arithmetic import (
+    COHERENCE_DIMENSIONS,
+    coherence_score,
+    description_quality,
+    overall_score,
+    round1,
+    tenths,
+    tier,
+)
+from scoring.language import STOPWORDS, VERB_KIND, WORD, Analysis, name_words, verb_lemma
+from scoring.lints import GENERIC_NAMES, naming_convention
+from scoring.signals import properties_of
+
+
+def _stem(word: str) -> str:
+    word = word.lower()
+    for suffix in ("ies", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+            break
+    return word[:6]
+
+
+def _content(text: str) -> set[str]:
+    return {_stem(word) for word in WORD.findall(text) if word.lower() not in STOPWORDS and len(word) > 2}
+
+
+def _jaccard(left: set[str], right: set[str]) -> float:
+    return len(left & right) / len(left | right) if left | right else 0.0
+
+
+def name_verb(name: str) -> tuple[str | None, list[str]]:
+    """(verb lemma, resource words) of a tool name; the verb may lead or trail (``cpu/list``)."""
+    words = name_words(name)
+    if not words:
+        return None, []
+    for index in (0, len(words) - 1):
+        lemma = verb_lemma(words[index])
+        if lemma:
+            rest = words[:index] + words[index + 1 :]
+            return lemma, [word for word in rest if word not in {"by", "all", "for", "v2", "a", "the"}]
+    return None, words
+
+
+def _resource_key(words: list[str]) -> str | None:
+    return _stem(words[-1]) if words else None
+
+
+def disambiguation(tools: list[dict[str, Any]], analyses: dict[str, Analysis]) -> tuple[int, str]:
+    contents = {
+        str(t.get("name")): _content(str(t.get("description") or ""))
+        | {_stem(w) for w in name_words(str(t.get("name")))}
+        for t in tools
+    }
+    params = {str(t.get("name")): set(properties_of(t.get("inputSchema"))) for t in tools}
+    confused: list[tuple[str, str]] = []
+    helped: list[tuple[str, str]] = []
+    twins: list[tuple[str, str]] = []
+    for left, right in combinations(contents, 2):
+        text_similarity = _jaccard(contents[left], contents[right])
+        schema_similarity = _jaccard(params[left], params[right]) if params[left] | params[right] else 1.0
+        if text_similarity >= 0.9:
+            twins.append((left, right))
+        if text_similarity >= 0.6 or (text_similarity >= 0.4 and schema_similarity >= 0.8):
+            named = right in analyses[left].siblings_named or left in analyses[right].siblings_named
+            (helped if named else confused).append((left, right))
+    weight = len(confused) + len(helped) / 2
+    if len(twins) >= 2:
+        score = 1
+    elif weight == 0:
+        score = 5
+    elif weight <= 2:
+        score = 4
+    elif weight <= max(3, len(tools) / 2):
+        score = 3
+    else:
+        score = 2
+    if not confused and not helped:
+        return (
+            score,
+            f"No two of the {len(tools)} tools have alike descriptions and schemas; each is distinct.",
+        )
+    pairs = ", ".join(f"`{a}`/`{b}`" for a, b in (confused + helped)[:3])
+    text = f"{len(confused) + len(helped)} pair(s) read alike ({pairs})"
+    if helped:
+        text += f"; in {len(helped)} the descriptions name each other, which helps"
+    return score, text + ". Say in each what sets it apart from the other to earn more."
+
+
+def naming_consistency(tools: list[dict[str, Any]]) -> tuple[int, str]:
+    names = [str(t.get("name")) for t in tools]
+    conventions = Counter(naming_convention(name) for name in names)
+    conventions.pop("single", None)
+    multi = [name for name in names if len(name_words(name)) > 1]
+    verb_first = sum(1 for name in multi if verb_lemma(name_words(name)[0]))
+    verb_last = sum(
+        1 for name in multi if not verb_lemma(name_words(name)[0]) and verb_lemma(name_words(name)[-1])
+    )
+    dominant_order = max(verb_first, verb_last)
+    order_share = dominant_order / len(multi) if multi else 1.0
+    kinds = len(conventions)
+    if kinds >= 3:
+        score = 1 if kinds >= 4 or order_share < 0.5 else 2
+    elif kinds == 2:
+        minority = min(conventions.values())
+        score = 4 if minority == 1 and order_share >= 0.8 else 3 if order_share >= 0.6 else 2
+    else:
+        score = 5 if order_share >= 0.8 else 4 if order_share >= 0.6 else 3
+    shown = ", ".join(f"{kind} {count}" for kind, count in conventions.most_common()) or "single words"
+    order = "verb first" if verb_first >= verb_last else "verb last"
+    text = f"Conventions: {shown}; {dominant_order} of {len(multi)} multi-word names put the {order}."
+    if score < 5:
+        text += " Use one convention and one verb position (snake_case verb_noun is the most common)."
+    return score, text
+
+
+def tool_count(tools: list[dict[str, Any]], tool_scores: list[float]) -> tuple[int, str]:
+    count = len(tools)
+    if count == 1:
+        score, band = (1, "a single trivial tool") if tool_scores[0] < 2.0 else (2, "a single tool")
+    elif count == 2:
+        score, band = 3, "1-2 tools is thin"
+    elif count <= 15:
+        score, band = 5, "3-15 is the sweet spot"
+    elif count <= 20:
+        score, band = 4, "slightly heavy (16-20)"
+    elif count <= 25:
+        score, band = 3, "heavy (21-25)"
+    elif count <= 49:
+        score, band = 2, "too many (26+)"
+    else:
+        score, band = 1, "extreme (50+)"
+    generic = [str(t.get("name")) for t in tools if _is_generic(str(t.get("name")))]
+    text = f"{count} tool(s): {band}."
+    if generic and len(generic) * 4 >= count:
+        score = max(1, score - 2)
+        text += f" {len(generic)} have generic names ({', '.join(generic[:4])}) and do not earn their place."
+    if score < 5:
+        text += " Merge thin tools or split the server so each tool earns its place."
+    return score, text
+
+
+def _is_generic(name: str) -> bool:
+    words = name_words(name)
+    stripped = [word for word in words if not word.startswith("v") or not word[1:].isdigit()]
+    return name.lower() in GENERIC_NAMES or (
+        bool(stripped)
+        and all(
+            word in GENERIC_NAMES
+            or word in {"thing", "data", "request", "stuff"}
+            or VERB_KIND.get(word) == "vague"
+            for word in stripped
+        )
+    )
+
+
+def lifecycle(tools: list[dict[str, Any]]) -> tuple[int, str]:
+    kinds_by_resource: dict[str, set[str]] = {}
+    unknown = 0
+    read_tools = 0
+    for tool in tools:
+        verb, resource = name_verb(str(tool.get("name")))
+        kind = VERB_KIND.get(verb or "")
+        if kind is None or kind == "vague" or _is_generic(str(tool.get("name"))):
+            unknown += 1
+            continue
+        read_tools += kind == "read"
+        key = _resource_key(resource)
+        if key and kind in {"create", "read", "update", "delete"}:
+            kinds_by_resource.setdefault(key, set()).add(kind)
+    if unknown * 2 >= len(tools):
+        return 2, (
+            f"{unknown} of {len(tools)} tool names state no clear action on a resource, "
+            "so the lifecycle they "
+            "cover cannot be seen; name tools verb_noun."
+        )
+    created = {key: kinds for key, kinds in kinds_by_resource.items() if "create" in kinds}
+    if not created:
+        return 5, "A read-only or action tool set: nothing is created that the tools cannot read back."
+    if read_tools == 0:
+        return 2, f"Creates {', '.join(sorted(created))} but no tool reads anything back: a dead end."
+    no_change = sorted(key for key, kinds in created.items() if not kinds & {"update", "delete"})
+    partial = sorted(key for key, kinds in created.items() if not {"update", "delete"} <= kinds)
+    if no_change and len(no_change) * 2 >= len(created):
+        return 3, f"Creates {', '.join(no_change)} but cannot update or delete them; add those tools."
+    if no_change or partial:
+        return 4, (
+            f"Minor gaps: {', '.join(partial)} lack{'s' if len(partial) == 1 else ''} "
+            "an update or a delete tool."
+        )
+    return 5, f"Full lifecycle for {', '.join(sorted(created))}: create, read, update and delete."
+
+
+def shadowing(
+    tools: list[dict[str, Any]], signals: dict[str, dict[str, Any]], analyses: dict[str, Analysis]
+) -> list[dict[str, Any]]:
+    """Tools whose purpose a much cheaper sibling substantially covers (reported, never scored)."""
+    costs = {str(t.get("name")): signals[str(t.get("name"))]["invocationCost"] for t in tools}
+    risks = []
+    flagged: set[str] = set()
+    for dear, dear_cost in sorted(costs.items(), key=lambda item: -item[1]):
+        if dear in flagged:
+            continue
+        candidates = [
+            (cost, cheap)
+            for cheap, cost in costs.items()
+            if cheap != dear and dear_cost >= 2 * cost and dear_cost - cost >= 4
+        ]
+        if not candidates:
+            continue
+        cheap_cost, cheap = max(candidates)  # the dearest qualifying sibling, so a `ping` claims nothing
+        overlap = _purpose_overlap(dear, cheap, analyses)
+        if overlap:
+            flagged.add(dear)
+            risks.append(
+                {
+                    "tool": dear,
+                    "invocationCost": dear_cost,
+                    "cheaperSibling": cheap,
+                    "cheaperSiblingInvocationCost": cheap_cost,
+                    "justification": (
+                        f"`{cheap}` (cost {cheap_cost}) covers the same purpose ({overlap}) "
+                        f"at under half the cost of `{dear}` ({dear_cost}); agents drift to the "
+                        f"cheaper call. Say in `{cheap}` when `{dear}` is the authoritative one."
+                    ),
+                }
+            )
+    return risks
+
+
+def _purpose_overlap(dear: str, cheap: str, analyses: dict[str, Analysis]) -> str | None:
+    """The shared action and resource of two tools, or None when their purposes differ."""
+    left, right = analyses[dear], analyses[cheap]
+    left_verb, left_words = name_verb(dear)
+    right_verb, right_words = name_verb(cheap)
+    left_kind = left.verb_kind or VERB_KIND.get(left_verb or "")
+    right_kind = right.verb_kind or VERB_KIND.get(right_verb or "")
+    if left_kind != right_kind or left_kind not in {"read", "action"}:
+        return None
+    left_resources = {_stem(w) for w in left_words} | _content(left.resource or "")
+    right_resources = {_stem(w) for w in right_words} | _content(right.resource or "")
+    shared = left_resources & right_resources
+    return f"both {left_kind} {', '.join(sorted(shared))}" if shared else None
+
+
+def roll_up(
+    tools: list[dict[str, Any]],
+    tool_cards: list[dict[str, Any]],
+    analyses: dict[str, Analysis],
+    signals: dict[str, dict[str, Any]],
+) -> dict[str, Any]:
+    """The server score: description quality, coherence, overall and shadowing, with reasons."""
+    scores = [card["total"] for card in tool_cards]
+    if not scores:
+        return {
+            "description_quality": None,
+            "description_quality_tier": None,
+            "coherence": {},
+            "coherence_score": None,
+            "coherence_tier": None,
+            "overall": None,
+            "tier": None,
+            "shadowing": [],
+            "reasons": ["The server offers no tools, so there is nothing to score."],
+            "tool_count": 0,
+        }
+    quality = description_quality(scores)
+    judged = {
+        "disambiguation": disambiguation(tools, analyses),
+        "naming_consistency": naming_consistency(tools),
+        "tool_count": tool_count(tools, scores),
+        "completeness": lifecycle(tools),
+    }
+    coherence = {
+        key: {"score": score, "justification": text, "label": COHERENCE_DIMENSIONS[key]}
+        for key, (score, text) in judged.items()
+    }
+    coherent = coherence_score([score for score, _ in judged.values()])
+    overall = overall_score(quality, coherent)
+    worst = min(tool_cards, key=lambda card: (card["total"], card["name"]))
+    reasons = [
+        f"Average {round_mean(scores)}/5 across {len(scores)} tools; lowest {worst['total']}/5 "
+        f"(`{worst['name']}`, tier {worst['tier']}). Description quality weighs the lowest tool at 40%.",
+        f"Coherence {coherent} from disambiguation {judged['disambiguation'][0]}, naming "
+        f"{judged['naming_consistency'][0]}, tool count {judged['tool_count'][0]}, lifecycle "
+        f"{judged['completeness'][0]}.",
+        f"Overall {overall} = 0.7 x {quality} + 0.3 x {coherent}, rounded half-up.",
+    ]
+    risks = shadowing(tools, signals, analyses)
+    if risks:
+        reasons.append(f"{len(risks)} tool(s) at shadowing risk: {', '.join(r['tool'] for r in risks)}.")
+    return {
+        "description_quality": quality,
+        "description_quality_tier": tier(quality),
+        "mean": round_mean(scores),
+        "min": min(scores),
+        "tool_count": len(scores),
+        "coherence": coherence,
+        "coherence_score": coherent,
+        "coherence_tier": tier(coherent),
+        "overall": overall,
+        "tier": tier(overall),
+        "shadowing": risks,
+        "reasons": reasons,
+    }
+
+
+def round_mean(scores: list[float]) -> float:
+    """The published one-decimal mean TDQS (half-up on exact tenths)."""
+    return round1(sum(tenths(score) for score in scores), 10 * len(scores))
