@@ -208,74 +208,79 @@ class Neighborhood(TypedDict):
 
 DESCRIPTIONS = {
     "create_entities": (
-        "Create new entities (people, organizations, projects, concepts), each with a name, a type and "
-        "observations (one fact per string). Names are exact, case-sensitive identifiers: an entity whose "
-        "name already exists, or repeats an earlier one in the batch, is skipped unchanged, and only the "
-        "entities actually created are returned. To add facts to an existing entity use add_observations; "
-        "to link entities use create_relations."
+        "Create new knowledge-graph entities (people, organizations, projects, concepts), each with a name, "
+        "a type and observations (one fact per string). Names are exact, case-sensitive identifiers: an "
+        "entity whose name already exists, or repeats an earlier one in the batch, is skipped unchanged, "
+        "and only the entities actually created are returned. To add facts to an existing entity use "
+        "add_observations; to link entities use create_relations."
     ),
     "create_relations": (
-        "Create directed relations between existing entities, in active voice from `from` to `to` (Alice "
-        "works_at Acme). Both endpoints must exist: if one is missing the call fails with 'Entity with name "
-        "X not found' and writes nothing, so create entities first with create_entities. A relation already "
-        "stored or repeated in the batch is skipped; only new relations are returned."
+        "Create directed relations between existing knowledge-graph entities, in active voice from `from` "
+        "to `to` (Alice knows Bob). Both endpoints must exist: if one is missing the call fails with "
+        "'Entity with name X not found' and writes nothing, so create entities first with create_entities. "
+        "A relation already stored or repeated in the batch is skipped; only new relations are returned."
     ),
     "add_observations": (
-        "Append observations (one fact per string) to entities that already exist. Contents an entity "
-        "already holds are skipped; the result lists what was added to each. If any entityName does not "
+        "Append observations (one fact per string) to existing knowledge-graph entities. Contents an entity "
+        "already holds are skipped; the result lists what was added to each. If any `entityName` does not "
         "exist the call fails with 'Entity with name X not found' and writes nothing; use create_entities "
-        "for new entities. To correct a fact, delete it with delete_observations and add the new one."
+        "for new entities, and delete_observations then add_observations to correct a fact."
     ),
     "delete_entities": (
-        "Permanently delete entities by exact name, with all their observations and every relation from "
-        "or to them; this cannot be undone. Unknown names are skipped and listed in the message ('Deleted "
-        "1 of 2 entities. Not found: X'). To remove single facts use delete_observations; to unlink "
-        "entities but keep them use delete_relations."
+        "Permanently delete knowledge-graph entities by exact name, with all their observations and every "
+        "relation from or to them; this cannot be undone. Unknown names are skipped and listed in the "
+        "message ('Deleted 1 of 2 entities. Not found: X'). Use delete_observations instead to remove "
+        "single facts, and delete_relations to unlink entities but keep them."
     ),
     "delete_observations": (
-        "Permanently delete specific observations from entities, each matched as an exact string (case "
-        "and spacing included); the entities and their relations stay. Unknown entities or observations "
-        "are skipped and counted in the message. Read the exact text first with open_nodes; to remove a "
-        "whole entity use delete_entities."
+        "Permanently delete specific observations from knowledge-graph entities; this cannot be undone. "
+        "Each string must match exactly (case and spacing included); the entities and their relations "
+        "stay. Unknown entities or observations are skipped and counted in the message ('Deleted 1 of 3 "
+        "observations. Entities not found: X'). Read the exact text first with open_nodes; use "
+        "delete_entities instead to remove a whole entity."
     ),
     "delete_relations": (
-        "Permanently delete relations, each matched exactly on from, to and relationType; the entities "
-        "stay. Relations that match nothing are skipped and counted in the message. To remove an entity "
-        "together with all its relations use delete_entities instead."
+        "Permanently delete relations between knowledge-graph entities; this cannot be undone. Each is "
+        "matched exactly on `from`, `to` and `relationType`, and the entities stay. Relations that match "
+        "nothing are skipped and counted in the message ('Deleted 1 of 2 relations'). Use delete_entities "
+        "instead to remove an entity together with all its relations."
     ),
     "read_graph": (
-        "Read the entire knowledge graph: every entity with its observations and every relation. Use "
-        "this only when you need everything; to find something prefer search_nodes, then open_nodes for "
-        "the entities you need. On a large graph send observationLimit 0 for an overview of names, types "
-        "and observation counts, and entityTypes to keep only some types."
+        "Read the entire knowledge graph: every entity with its observations and every relation. Use this "
+        "only when you need everything; to find something prefer search_nodes, then open_nodes for the "
+        "entities you need. On a large graph send `observationLimit` 0 for an overview of names, types "
+        "and observation counts, and `entityTypes` to keep only some types."
     ),
     "search_nodes": (
-        "Find entities whose name, type or any observation contains the query as a case-insensitive "
-        "substring (the whole query is one phrase, not separate keywords). Returns the matches in stored "
-        "order and every relation from or to them. Use it when you don't know exact names; use open_nodes "
-        "when you do. limit caps the matches; observationLimit trims long observation lists."
+        "Find knowledge-graph entities whose name, type or any observation contains the query as a "
+        "case-insensitive substring (the whole query is one phrase, not separate keywords; an empty query "
+        "matches all). Returns the matches in stored order and every relation from or to them. Use it when "
+        "you don't know exact names; use open_nodes when you do. `limit` keeps only the first matches; "
+        "`observationLimit` trims long observation lists."
     ),
     "open_nodes": (
-        "Retrieve entities by exact, case-sensitive name, with their observations and every relation from "
-        "or to them. Unknown names are skipped silently, so an empty result means none exist. Use it once "
-        "search_nodes or read_graph gave you the names; read_neighborhood also shows what an entity links "
-        "to, and read_observation pages through one very long observation."
+        "Retrieve knowledge-graph entities by exact, case-sensitive name, with their observations and every "
+        "relation from or to them, in stored order. Unknown names are skipped silently, so an empty result "
+        "means none exist. Use it once search_nodes or read_graph gave you the names; read_neighborhood "
+        "also shows what an entity links to, and read_observation pages through one long observation."
     ),
     "read_observation": (
-        "Read part of one long observation instead of all of it: a slice (offset and limit; by default the "
-        "first 2,000 characters), or every match of find with context characters on each side (default "
-        "600), each window with its offset. Offsets count Unicode code points and never split a character. "
-        "Use it when open_nodes shows an observation too long to load whole; index is its 0-based position "
-        "in the entity's observations. Mixing the two modes, or context without find, is an error."
+        "Read part of one long observation of a knowledge-graph entity instead of all of it: a slice "
+        "(`offset` and `limit`; by default the first 2,000 characters), or every match of `find` with "
+        "`context` characters on each side (default 600), each window with its offset. Offsets count "
+        "Unicode code points and never split a character. Use it when open_nodes shows an observation too "
+        "long to load whole; `index` is its 0-based position in the entity's observations. Mixing the two "
+        "modes, or `context` without `find`, is an error."
     ),
     "read_neighborhood": (
-        "Read one entity in full plus the entities linked to it within depth relation hops (either "
-        f"direction), as digests: name, type, observation count and a {EXCERPT_WIDTH}-character excerpt, "
-        f"nearest first, at most {RELATED_MAX}. Use it to explore around an entity, then open_nodes for "
-        "the neighbours you need. status is not_found when no entity has that exact name, invalid when "
-        "depth is outside 0 to 3."
+        "Read one knowledge-graph entity in full plus the entities linked to it within `depth` relation "
+        f"hops (either direction), as digests: name, type, observation count and a {EXCERPT_WIDTH}-character "
+        f"excerpt, nearest first, at most {RELATED_MAX}. Use it to explore around an entity, then open_nodes "
+        "for the neighbours you need. status is not_found when no entity has that exact name, invalid when "
+        "`depth` is outside 0 to 3."
     ),
 }
+
 
 # -- tools ----------------------------------------------------------------------------------------
 
