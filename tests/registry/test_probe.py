@@ -121,6 +121,7 @@ def test_latency_has_median_and_p95_for_every_tool_called(official_profile):
         assert row["calls"] >= 1 and 0 < row["medianMs"] <= row["p95Ms"]
 
 
+@pytest.mark.slow
 def test_refuses_a_non_empty_graph_and_says_why(npm_peer, tmp_path):
     store = tmp_path / "memory.jsonl"
     store.write_text(
@@ -131,6 +132,7 @@ def test_refuses_a_non_empty_graph_and_says_why(npm_peer, tmp_path):
     assert "Keep" in store.read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_force_probes_a_non_empty_graph_and_leaves_its_data_alone(npm_peer, tmp_path):
     store = tmp_path / "memory.jsonl"
     store.write_text(
@@ -239,3 +241,24 @@ def test_cli_prints_json_and_saves_the_profile_in_the_registry(npm_peer, tmp_pat
     with open_store(registry) as store:
         assert store.profile("memory-server") == printed
         assert [v.label for v in store.versions("memory-server")] == ["0.6.3"]
+
+
+@pytest.mark.slow
+def test_our_memory_server_passes_every_check_read_options_ranges_and_depth_included(python, tmp_path):
+    target = Target(
+        transport="stdio", argv=[python, "-m", "registry", "memory", "--db", str(tmp_path / "graph.db")]
+    )
+    profile = anyio.run(lambda: probe(target, sizes=SMALL_SIZES))
+    assert set(outcomes(profile).values()) == {"pass"}, [
+        row for row in profile["conformance"]["checks"] if row["outcome"] != "pass"
+    ]
+    assert profile["leftovers"] == []
+    assert all(row["server"] for row in profile["static"]["features"])
+    reads = {row["form"]: row for row in profile["tokenCost"]["sizes"][1]["reads"]}
+    assert reads["read_graph observationLimit 0"]["textChars"] < reads["read_graph"]["textChars"]
+    assert reads["search_nodes limit 10"]["entities"] == 10
+    document = {row["form"]: row for row in profile["tokenCost"]["document"]["reads"]}
+    whole = document["open_nodes of the document"]["textChars"]
+    assert whole > profile["tokenCost"]["document"]["observationChars"]
+    assert document["ranged read, 2,000 code points"]["textChars"] < 0.1 * whole
+    assert document["match-scoped read, find “Decision:”, context 600"]["textChars"] < 0.1 * whole
