@@ -1,0 +1,101 @@
+"""``mcpdex lock`` and ``mcpdex check`` end to end, on a real MCP server whose schema an env var changes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+MCPDEX = str(Path(sys.executable).with_name("mcpdex"))
+
+SERVER = '''
+import os
+from mcp.server import MCPServer
+
+mcp = MCPServer("gate-demo", version=os.environ.get("DEMO_VERSION", "1.0.0"))
+
+if os.environ.get("DEMO_SCHEMA") == "v2":
+    @mcp.tool()
+    def search(query: str, limit: int) -> str:
+        """Search notes by text."""
+        return query
+else:
+    @mcp.tool()
+    def search(query: str, limit: int = 10) -> str:
+        """Search notes by text."""
+        return query
+
+if __name__ == "__main__":
+    mcp.run()
+'''
+
+
+def run(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    environment = {k: v for k, v in os.environ.items() if k != "GITHUB_STEP_SUMMARY"}
+    environment.update(env)
+    return subprocess.run(
+        [MCPDEX, *args], cwd=cwd, env=environment, capture_output=True, text=True, timeout=120
+    )
+
+
+def target(*env: str) -> list[str]:
+    flags = [f"--env={pair}" for pair in env]
+    return ["--protocol-era", "legacy", *flags, "--", sys.executable, "server.py"]
+
+
+@pytest.mark.slow
+def test_lock_change_fail_ignore_pass_update(tmp_path: Path) -> None:
+    (tmp_path / "server.py").write_text(SERVER, encoding="utf-8")
+    locked = run(tmp_path, "lock", *target())
+    assert locked.returncode == 0, locked.stderr
+    baseline = json.loads((tmp_path / "mcpdex.lock.json").read_text(encoding="utf-8"))
+    assert [t["name"] for t in baseline["tools"]] == ["search"]
+
+    unchanged = run(tmp_path, "check", *target())
+    assert unchanged.returncode == 0, unchanged.stdout + unchanged.stderr
+    assert "0 changes" in unchanged.stdout and "PASSED" in unchanged.stdout
+
+    summary = tmp_path / "summary.md"
+    changed = run(
+        tmp_path, "check", "--format", "markdown", *target("DEMO_SCHEMA=v2"), GITHUB_STEP_SUMMARY=str(summary)
+    )
+    assert changed.returncode == 1, changed.stdout + changed.stderr
+    assert "❌ mcpdex check failed" in changed.stdout
+    assert "Input schema / properties / limit" in changed.stdout and "is now required" in changed.stdout
+    assert "mcpdex check failed" in summary.read_text(encoding="utf-8")
+
+    report = json.loads(run(tmp_path, "check", "--format", "json", *target("DEMO_SCHEMA=v2")).stdout)
+    failing = [c for c in report["changes"] if c["fails"]]
+    assert [c["rule"] for c in failing] == ["input-property-became-required"]
+    (tmp_path / "mcpdex.ignore").write_text(
+        f"# reviewed schema changes\n{failing[0]['fingerprint']} limit is required; every caller sends it\n",
+        encoding="utf-8",
+    )
+    accepted = run(tmp_path, "check", *target("DEMO_SCHEMA=v2"))
+    assert accepted.returncode == 0, accepted.stdout + accepted.stderr
+    assert "accepted: limit is required; every caller sends it" in accepted.stdout
+
+    updated = run(tmp_path, "check", "--update", "--ignore", os.devnull, *target("DEMO_SCHEMA=v2"))
+    assert updated.returncode == 0 and "updated the baseline" in updated.stderr
+    (tmp_path / "mcpdex.ignore").unlink()
+    after_update = run(tmp_path, "check", "--fail-on", "info", *target("DEMO_SCHEMA=v2"))
+    assert after_update.returncode == 0, after_update.stdout
+
+
+def test_check_without_a_baseline_is_a_usage_error(tmp_path: Path) -> None:
+    result = run(tmp_path, "check", "--", sys.executable, "server.py")
+    assert result.returncode == 2
+    assert "mcpdex.lock.json: no baseline; write one with `mcpdex lock`" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.slow
+def test_check_that_cannot_inspect_exits_2(tmp_path: Path) -> None:
+    (tmp_path / "mcpdex.lock.json").write_text(json.dumps({"format": "mcpdex.snapshot/1", "tools": []}))
+    result = run(tmp_path, "check", "--timeout", "5", "--", sys.executable, "-c", "import sys; sys.exit(3)")
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert result.stderr.startswith("mcpdex: error:") and "Traceback" not in result.stderr
