@@ -143,3 +143,46 @@ class RegistryClient:
         """Diff ``snapshot`` against the recorded latest (or ``version``) without storing it."""
         params = {"version": version} if version else None
         return self._request("POST", _server_path(server) + "/compatibility", json=snapshot, params=params)
+
+
+def record_inspection(
+    registry_url: str | None,
+    snapshot: dict[str, Any] | None,
+    *,
+    server: str,
+    error: str | None,
+    started_at: str,
+    duration_s: float,
+) -> Any:
+    """Record one inspection in a database registry or an ``mcpdex serve`` service, whichever the URL names.
+
+    Returns the store's ``Recorded`` in both cases, so callers print the same thing.
+    """
+    from registry.store import Recorded, open_store
+
+    if not is_service_url(registry_url):
+        with open_store(registry_url) as store:
+            return store.record_inspection(
+                snapshot,
+                server=server,
+                ok=snapshot is not None,
+                error=error,
+                started_at=started_at,
+                duration_s=duration_s,
+            )
+    with RegistryClient(registry_url) as client:  # type: ignore[arg-type]
+        answer = client.submit(server, snapshot, error=error, started_at=started_at, duration_s=duration_s)
+    return Recorded(
+        answer["server"], answer["version"], answer["digest"], answer["new_version"], answer["inspection_id"]
+    )
+
+
+def fetch_snapshot(registry_url: str | None, server: str, version: str | None = None) -> dict[str, Any]:
+    """The recorded snapshot of ``server`` (latest when ``version`` is None) from a database or a service."""
+    if is_service_url(registry_url):
+        with RegistryClient(registry_url) as client:  # type: ignore[arg-type]
+            return client.snapshot(server, version)
+    from registry.store import open_store
+
+    with open_store(registry_url) as store:
+        return store.snapshot(server, version)

@@ -14,7 +14,7 @@ import json
 import logging
 import re
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -23,16 +23,19 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+import anyio
 import jsonschema
 from anyio import to_thread
 from sqlalchemy import exc as sa_exc
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from registry.changelog import build_changelog
 from registry.errors import MCPDexError, NotFoundError, SnapshotError
+from registry.gate import evaluate
 from registry.snapshot import compute_digest, parse_snapshot, server_version
 from registry.tokens import TokenRecord, TokenRejected, TokenStore, open_tokens
 
@@ -48,6 +51,7 @@ _ROUTE_WORDS = frozenset({"versions", "changelog", "score", "inspections", "comp
 _MAX_NAME = 200
 _MAX_LABEL = 128
 _TIERS = frozenset("ABCDF")
+_FAIL_ON = frozenset({"breaking", "warning", "info"})
 
 READ_CACHE = "public, max-age=30"
 VERSION_CACHE = "public, max-age=300"
@@ -288,7 +292,108 @@ async def _brief_for(request: Request, server: str, digest: str | None) -> dict[
     return _score_brief(scorecard)
 
 
+# ---------------------------------------------------------------- the directory pages
+
+
+class _Site:
+    """The pages of ``mcpdex report``, served from memory and rebuilt for the servers that changed.
+
+    A server's judged record (diffs, scorecard) is kept until its latest version, version count or
+    last inspection changes; rendered pages are kept in a bounded LRU.
+    """
+
+    def __init__(self, template_dir: str | None, pages: int = 512) -> None:
+        self._template_dir = template_dir
+        self._key: tuple[Any, ...] | None = None
+        self._records: dict[str, tuple[Any, Any]] = {}
+        self._files: Mapping[str, bytes] = {}
+        self._pages: OrderedDict[str, bytes] = OrderedDict()
+        self._capacity = pages
+        self._lock = anyio.Lock()
+
+    async def page(self, store: Any, path: str) -> bytes | None:
+        summaries = await _db(store.servers)
+        key = tuple((s.name, s.latest_digest, s.version_count, s.last_inspected_at) for s in summaries)
+        async with self._lock:
+            if key != self._key:
+                await to_thread.run_sync(self._rebuild, store, summaries)
+                self._key = key
+            if path in self._pages:
+                self._pages.move_to_end(path)
+                return self._pages[path]
+            if path not in self._files:
+                return None
+            body = await to_thread.run_sync(self._files.__getitem__, path)
+            self._pages[path] = body
+            if len(self._pages) > self._capacity:
+                self._pages.popitem(last=False)
+            return body
+
+    def _rebuild(self, store: Any, summaries: list[Any]) -> None:
+        from registry.commands.report import server_data
+        from registry.render import render_site
+
+        records = {}
+        for summary in summaries:
+            key = (summary.latest_digest, summary.version_count, summary.last_inspected_at)
+            cached_record = self._records.get(summary.name)
+            records[summary.name] = (
+                cached_record
+                if cached_record and cached_record[0] == key
+                else (key, server_data(store, summary.name))
+            )
+        self._records = records
+        self._files = render_site([data for _, data in records.values()], template_dir=self._template_dir)
+        self._pages.clear()
+
+
+_PAGE_HEADERS = {
+    # The pages carry their own CSP (hashes of the inline style and script); these add what a meta tag cannot.
+    "Content-Security-Policy": (
+        "frame-ancestors 'none'; base-uri 'none'; form-action 'none'; object-src 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+
+
+async def get_page(request: Request) -> Response:
+    rest = request.path_params.get("rest")
+    if rest is None:
+        path = request.url.path.lstrip("/") or "index.html"
+    elif rest == "" or rest.endswith("/"):
+        path = f"servers/{rest}index.html"
+    else:
+        path = f"servers/{rest}"
+    if rest and "." not in rest.rsplit("/", 1)[-1]:
+        # A server folder without its slash: redirect, so the pages' relative links resolve.
+        return RedirectResponse(request.url.path + "/", status_code=308)
+    body = await request.app.state.site.page(request.app.state.store, path)
+    if body is None:
+        return HTMLResponse(
+            '<!doctype html><title>Not found</title><p>No such page. <a href="/">The directory</a>.</p>',
+            status_code=404,
+            headers={"Cache-Control": "no-store", **_PAGE_HEADERS},
+        )
+    media_type = "application/json" if path.endswith(".json") else "text/html; charset=utf-8"
+    response = cached(request, body, media_type, READ_CACHE)
+    response.headers.update(_PAGE_HEADERS)
+    return response
+
+
 # ---------------------------------------------------------------- handlers
+
+
+def _looked_up(request: Request, key: str) -> Any:
+    """A name or version from the path (or the query) to look up; one that cannot be stored is not found.
+
+    PostgreSQL text cannot hold NUL, and no name or label is longer than the columns, so such
+    values are answered here instead of reaching the database.
+    """
+    value = request.path_params.get(key, request.query_params.get(key))
+    if value is not None and (len(value) > 512 or not value.isprintable()):
+        raise NotFoundError(key)
+    return value
 
 
 def _int_param(request: Request, name: str, default: int, low: int, high: int) -> int:
@@ -341,7 +446,7 @@ async def list_servers(request: Request) -> Response:
 
 
 async def get_server(request: Request) -> Response:
-    name = request.path_params["name"]
+    name = _looked_up(request, "name")
     store = request.app.state.store
     versions = await _db(store.versions, name)
     inspections = await _db(store.inspections, name, 20)
@@ -368,39 +473,33 @@ def _version_dict(version: Any) -> dict[str, Any]:
 
 
 async def list_versions(request: Request) -> Response:
-    name = request.path_params["name"]
+    name = _looked_up(request, "name")
     versions = await _db(request.app.state.store.versions, name)
     payload = {"server": name, "versions": [_version_dict(v) for v in versions]}
     return cached(request, _json_bytes(payload), "application/json", READ_CACHE)
 
 
 async def get_version(request: Request) -> Response:
-    name, version = request.path_params["name"], request.path_params["version"]
+    name, version = _looked_up(request, "name"), _looked_up(request, "version")
     snapshot = await _db(request.app.state.store.snapshot, name, version)
     return cached(request, _json_bytes(snapshot), "application/json", VERSION_CACHE)
 
 
 async def get_latest_snapshot(request: Request) -> Response:
-    snapshot = await _db(request.app.state.store.snapshot, request.path_params["name"])
+    snapshot = await _db(request.app.state.store.snapshot, _looked_up(request, "name"))
     return cached(request, _json_bytes(snapshot), "application/json", READ_CACHE)
 
 
 async def get_changelog(request: Request) -> Response:
-    from registry.changelog import build_changelog
-
-    name = request.path_params["name"]
+    name = _looked_up(request, "name")
     versions = await _db(request.app.state.store.versions, name)
-    if not versions:
-        raise NotFoundError(f"no server named {name!r} in this registry")
-    changelog = await to_thread.run_sync(build_changelog, versions)
-    return cached(
-        request, _json_bytes({"server": name, "changelog": changelog}), "application/json", READ_CACHE
-    )
+    changelog = await to_thread.run_sync(build_changelog, name, versions)
+    return cached(request, _json_bytes(changelog), "application/json", READ_CACHE)
 
 
 async def get_score(request: Request) -> Response:
-    name = request.path_params["name"]
-    version = request.query_params.get("version")
+    name = _looked_up(request, "name")
+    version = _looked_up(request, "version")
     snapshot = await _db(request.app.state.store.snapshot, name, version)
     scorecard = await to_thread.run_sync(request.app.state.scores.get, snapshot)
     return cached(request, _json_bytes(scorecard), "application/json", READ_CACHE)
@@ -438,24 +537,22 @@ async def submit_inspection(request: Request) -> Response:
 
 
 async def check_compatibility(request: Request) -> Response:
-    from registry.diff import diff_snapshots
-
-    name = request.path_params["name"]
+    name = _looked_up(request, "name")
+    fail_on = request.query_params.get("fail_on", "breaking")
+    if fail_on not in _FAIL_ON:
+        raise ApiError(
+            400, "invalid_parameter", "query parameter 'fail_on' is one of breaking, warning, info"
+        )
     body = await read_json(request)
     candidate = _check_snapshot(body)
-    base = await _db(request.app.state.store.snapshot, name, request.query_params.get("version"))
-    changes = await to_thread.run_sync(diff_snapshots, base, candidate)
-    counts = {
-        level: sum(1 for c in changes if c["level"] == level) for level in ("breaking", "warning", "info")
-    }
-    payload = {
-        "server": name,
-        "base": {"version": server_version(base), "digest": base.get("digest") or compute_digest(base)},
-        "candidate": {"version": server_version(candidate), "digest": candidate["digest"]},
-        "compatible": counts["breaking"] == 0,
-        "counts": counts,
-        "changes": changes,
-    }
+    base = await _db(request.app.state.store.snapshot, name, _looked_up(request, "version"))
+    # The same judgement as `mcpdex check`: compatible means the gate would pass.
+    report = await to_thread.run_sync(
+        partial(
+            evaluate, base, candidate, fail_on=fail_on, old_origin=f"registry:{name}", new_origin="candidate"
+        )
+    )
+    payload = {"server": name, "compatible": report["passed"], **report}
     return JSONResponse(payload, headers={"Cache-Control": "no-store"})
 
 
@@ -705,7 +802,8 @@ def _exception_handlers() -> dict[Any, Callable[[Request, Exception], Awaitable[
         message = "no such endpoint; see /api/openapi.json" if exc.status_code == 404 else str(exc.detail)
         return _error_response(exc.status_code, code, message, dict(exc.headers or {}))
 
-    async def unexpected(request: Request, exc: Exception) -> Response:
+    async def registry_error(request: Request, exc: Exception) -> Response:
+        # Store messages are written for a local CLI (they name files and commands): answer with our own.
         if _is_database_outage(exc):
             log.warning("database unavailable: %s", str(exc).splitlines()[0][:200])
             return _error_response(
@@ -715,13 +813,32 @@ def _exception_handlers() -> dict[Any, Callable[[Request, Exception], Awaitable[
                 {"Retry-After": "2"},
             )
         if isinstance(exc, NotFoundError):
-            return _error_response(404, "not_found", str(exc))
-        if isinstance(exc, MCPDexError):
-            return _error_response(400, "bad_request", str(exc))
+            return _error_response(404, "not_found", _not_found_message(request))
+        log.error("registry error on %s %s: %s", request.method, request.url.path, exc)
+        return _error_response(500, "registry_error", "the registry could not answer; the error is logged")
+
+    async def unexpected(request: Request, exc: Exception) -> Response:
         log.exception("unexpected error on %s %s", request.method, request.url.path)
         return _error_response(500, "internal_error", "the service failed unexpectedly; the error is logged")
 
-    return {ApiError: api_error, HTTPException: http_error, Exception: unexpected}
+    return {
+        ApiError: api_error,
+        HTTPException: http_error,
+        MCPDexError: registry_error,
+        sa_exc.SQLAlchemyError: registry_error,
+        Exception: unexpected,
+    }
+
+
+def _not_found_message(request: Request) -> str:
+    name = str(request.path_params.get("name", ""))[:100]
+    version = request.path_params.get("version") or request.query_params.get("version")
+    if version:
+        return (
+            f"server {name!r} has no recorded version {version[:100]!r}; "
+            f"GET /api/servers/{name}/versions lists them"
+        )
+    return f"no server named {name!r} in this registry; GET /api/servers lists them"
 
 
 def create_app(
@@ -745,9 +862,13 @@ def create_app(
             await _db(store.close)
 
     routes = [Route(_route_path(e), e.handler, methods=[e.method]) for e in ENDPOINTS]
+    routes += [
+        Route(path, get_page, methods=["GET"])
+        for path in ("/", "/index.html", "/index.json", "/servers/{rest:path}")
+    ]
     app = Starlette(routes=routes, lifespan=lifespan, exception_handlers=_exception_handlers())
     app.state.max_body_bytes = max_body_bytes
-    app.state.template_dir = template_dir
+    app.state.site = _Site(template_dir)
     app.state.scores = _ScoreCache()
     return app
 
@@ -756,7 +877,6 @@ __all__ = [
     "ENDPOINTS",
     "MAX_BODY_BYTES",
     "ApiError",
-    "HTMLResponse",
     "check_server_name",
     "create_app",
     "openapi_document",

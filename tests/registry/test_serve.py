@@ -1,0 +1,461 @@
+"""The HTTP service's API: reads, submissions, compatibility, auth, limits, caching, hostile input."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from registry.service import ENDPOINTS, create_app
+from registry.snapshot import SNAPSHOT_FORMAT, compute_digest
+from registry.store import open_store
+from registry.tokens import open_tokens
+
+SERVER = "acme-notes"
+
+
+def make_snapshot(
+    version: str = "1.0.0", *, limit_required: bool = False, extra_tool: str | None = None
+) -> dict:
+    """A small snapshot of a note-taking server; the switches make breaking and additive versions."""
+    search = {
+        "name": "search_notes",
+        "title": "Search notes",
+        "description": "Search the notes by words in their title or body. Returns at most `limit` notes, "
+        "newest first. Read-only.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "query": {"type": "string", "description": "Words to look for."},
+                "limit": {"type": "integer", "minimum": 1, "description": "Most notes to return."},
+            },
+            "required": ["query", "limit"] if limit_required else ["query"],
+        },
+        "annotations": {"readOnlyHint": True},
+    }
+    tools: list[dict[str, Any]] = [search]
+    if extra_tool:
+        tools.append(
+            {
+                "name": extra_tool,
+                "description": f"{extra_tool} one note by its id; fails when no note has that id.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {"id": {"type": "string"}},
+                    "required": ["id"],
+                },
+            }
+        )
+    snapshot = {
+        "format": SNAPSHOT_FORMAT,
+        "server": {"name": SERVER, "title": "Acme Notes", "version": version, "instructions": None},
+        "source": {"transport": "stdio", "target": "acme-notes --stdio"},
+        "protocolVersion": "2025-11-25",
+        "capabilities": {"tools": {"listChanged": False}},
+        "capturedAt": "2026-11-29T18:00:00Z",
+        "tools": tools,
+        "resources": [],
+        "resourceTemplates": [],
+        "prompts": [],
+        "problems": [],
+    }
+    snapshot["digest"] = compute_digest(snapshot)
+    return snapshot
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def registry_url(request: pytest.FixtureRequest, tmp_path) -> str:
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'registry.sqlite'}"
+    return request.getfixturevalue("postgres_url")
+
+
+@pytest.fixture
+def secrets(registry_url: str) -> dict[str, str]:
+    """Tokens by role: ``all`` (scope *), ``acme`` (acme-*), ``revoked``."""
+    store = open_store(registry_url)
+    tokens = open_tokens(store)
+    made = {
+        "all": tokens.create("everything")[1],
+        "acme": tokens.create("acme-ci", "acme-*")[1],
+        "revoked": tokens.create("old")[1],
+    }
+    tokens.revoke("old")
+    store.close()
+    return made
+
+
+@pytest.fixture
+def client(registry_url: str) -> Iterator[TestClient]:
+    with TestClient(create_app(registry_url, max_body_bytes=64 * 1024)) as test_client:
+        yield test_client
+
+
+def bearer(secret: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {secret}"}
+
+
+def submit(client: TestClient, secret: str, body: Any, server: str = SERVER) -> Any:
+    return client.post(f"/api/servers/{server}/inspections", json=body, headers=bearer(secret))
+
+
+def error_code(response: Any) -> str:
+    assert response.headers["content-type"].startswith("application/json")
+    body = response.json()
+    assert set(body["error"]) == {"code", "message"} and body["error"]["message"]
+    return body["error"]["code"]
+
+
+# ------------------------------------------------------------------ submissions
+
+
+def test_submission_of_a_new_digest_is_201_and_a_repeat_is_200(client, secrets) -> None:
+    first = submit(client, secrets["acme"], make_snapshot("1.0.0"))
+    assert first.status_code == 201
+    assert first.json() | {"inspection_id": 0} == {
+        "server": SERVER,
+        "version": "1.0.0",
+        "digest": make_snapshot()["digest"],
+        "new_version": True,
+        "inspection_id": 0,
+    }
+    again = submit(
+        client, secrets["acme"], {"ok": True, "snapshot": make_snapshot("1.0.0"), "durationS": 0.5}
+    )
+    assert again.status_code == 200 and again.json()["new_version"] is False
+    assert again.headers["cache-control"] == "no-store"
+    detail = client.get(f"/api/servers/{SERVER}").json()
+    assert detail["version_count"] == 1 and len(detail["inspections"]) == 2
+
+
+def test_failed_inspection_is_recorded_without_a_version(client, secrets) -> None:
+    response = submit(client, secrets["all"], {"ok": False, "error": "did not answer initialize within 30 s"})
+    assert response.status_code == 200
+    assert response.json()["new_version"] is False and response.json()["version"] is None
+    detail = client.get(f"/api/servers/{SERVER}").json()
+    assert detail["version_count"] == 0
+    assert detail["last_ok"] is False and detail["last_error"].startswith("did not answer")
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"ok": False},
+        {"ok": False, "error": "x", "snapshot": make_snapshot()},
+        {"ok": True, "snapshot": make_snapshot(), "error": "x"},
+        {"ok": True, "snapshot": None},
+        {"ok": "yes", "snapshot": make_snapshot()},
+        {"ok": True, "snapshot": make_snapshot(), "durationS": -1},
+        {"ok": True, "snapshot": make_snapshot(), "sneaky": 1},
+        [make_snapshot()],
+    ],
+)
+def test_inconsistent_submission_is_422_and_records_nothing(client, secrets, body) -> None:
+    response = submit(client, secrets["all"], body)
+    assert response.status_code == 422, response.text
+    assert error_code(response) in {"invalid_submission", "invalid_snapshot"}
+    assert client.get("/api/servers").json()["total"] == 0
+
+
+def test_snapshot_failing_the_published_schema_is_422_naming_the_field(client, secrets) -> None:
+    bad = make_snapshot()
+    bad["tools"][0]["name"] = 42
+    response = submit(client, secrets["all"], bad)
+    assert response.status_code == 422 and error_code(response) == "invalid_snapshot"
+    assert "tools" in response.json()["error"]["message"]
+    wrong_format = make_snapshot() | {"format": "something/9"}
+    assert submit(client, secrets["all"], wrong_format).status_code == 422
+
+
+# ------------------------------------------------------------------ tokens
+
+
+def test_write_without_token_is_401_with_a_bearer_challenge(client) -> None:
+    response = client.post(f"/api/servers/{SERVER}/inspections", json=make_snapshot())
+    assert response.status_code == 401 and error_code(response) == "token_missing"
+    assert response.headers["www-authenticate"].startswith("Bearer")
+    basic = client.post(
+        f"/api/servers/{SERVER}/inspections",
+        json=make_snapshot(),
+        headers={"Authorization": "Basic dXNlcjpwdw=="},
+    )
+    assert basic.status_code == 401 and error_code(basic) == "token_missing"
+
+
+def test_write_with_a_wrong_token_is_401_invalid(client, secrets) -> None:
+    forged = secrets["all"][:-3] + ("xyz" if not secrets["all"].endswith("xyz") else "abc")
+    for presented in (forged, "not-a-token", "mcpdex_0123456789ab_" + "A" * 43):
+        response = submit(client, presented, make_snapshot())
+        assert response.status_code == 401 and error_code(response) == "token_invalid"
+
+
+def test_write_with_a_revoked_token_is_401_revoked(client, secrets) -> None:
+    response = submit(client, secrets["revoked"], make_snapshot())
+    assert response.status_code == 401 and error_code(response) == "token_revoked"
+
+
+def test_write_outside_the_token_scope_is_403_and_records_nothing(client, secrets) -> None:
+    response = submit(client, secrets["acme"], make_snapshot(), server="globex-notes")
+    assert response.status_code == 403 and error_code(response) == "token_out_of_scope"
+    assert "acme-*" in response.json()["error"]["message"]
+    assert client.get("/api/servers").json()["total"] == 0
+
+
+def test_auth_is_checked_before_the_body_is_read(client) -> None:
+    response = client.post(
+        f"/api/servers/{SERVER}/inspections",
+        content=b"x" * (200 * 1024),
+        headers={"content-type": "application/json"},
+    )
+    assert response.status_code == 401
+
+
+# ------------------------------------------------------------------ limits and malformed bodies
+
+
+def test_body_over_the_limit_is_413(client, secrets) -> None:
+    huge = make_snapshot()
+    huge["tools"][0]["description"] = "x" * (80 * 1024)
+    response = submit(client, secrets["all"], huge)
+    assert response.status_code == 413 and error_code(response) == "body_too_large"
+
+
+def test_streamed_body_without_length_is_cut_at_the_limit(client, secrets) -> None:
+    def chunks() -> Iterator[bytes]:
+        yield b'{"ok": true, "snapshot": {"tools": ['
+        for _ in range(100):
+            yield b'{"name": "' + b"a" * 1024 + b'"},'
+        yield b"]}}"
+
+    response = client.post(
+        f"/api/servers/{SERVER}/inspections",
+        content=chunks(),
+        headers={**bearer(secrets["all"]), "content-type": "application/json"},
+    )
+    assert response.status_code == 413
+
+
+@pytest.mark.parametrize("raw", [b"{", b"", b"\xff\xfe", b'{"ok": true,}', b"[" * 100000 + b"]" * 100000])
+def test_malformed_json_is_400(client, secrets, raw: bytes) -> None:
+    client.app.state.max_body_bytes = 1024 * 1024  # type: ignore[attr-defined]
+    response = client.post(
+        f"/api/servers/{SERVER}/inspections",
+        content=raw,
+        headers={**bearer(secrets["all"]), "content-type": "application/json"},
+    )
+    assert response.status_code == 400 and error_code(response) == "invalid_json"
+
+
+def test_body_that_is_not_json_is_415(client, secrets) -> None:
+    response = client.post(
+        f"/api/servers/{SERVER}/inspections",
+        content=json.dumps(make_snapshot()),
+        headers={**bearer(secrets["all"]), "content-type": "text/plain"},
+    )
+    assert response.status_code == 415 and error_code(response) == "unsupported_media_type"
+
+
+# ------------------------------------------------------------------ hostile names
+
+HOSTILE_NAMES = [
+    "%2E%2E%2F%2E%2E%2Fetc%2Fpasswd",
+    "%3Cscript%3Ealert(1)%3C%2Fscript%3E",
+    "acme'%3B%20DROP%20TABLE%20servers%3B%20--",
+    "acme%00null",
+    "acme%0Anewline",
+    "a" * 300,
+    "acme/versions",
+    "acme//double",
+    "%20leading-space",
+    "%E2%80%AEevil",
+]
+
+
+@pytest.mark.parametrize("name", HOSTILE_NAMES)
+def test_hostile_server_name_is_refused_on_write_and_nothing_is_recorded(client, secrets, name: str) -> None:
+    response = client.post(
+        f"/api/servers/{name}/inspections", json=make_snapshot(), headers=bearer(secrets["all"])
+    )
+    assert response.status_code in (400, 404), response.text
+    assert error_code(response) in ("invalid_server_name", "not_found")
+    listing = client.get("/api/servers").json()
+    assert listing["total"] == 0
+
+
+@pytest.mark.parametrize("name", HOSTILE_NAMES)
+def test_hostile_server_name_on_read_is_a_json_404(client, name: str) -> None:
+    for suffix in ("", "/versions", "/score", "/changelog"):
+        response = client.get(f"/api/servers/{name}{suffix}")
+        assert response.status_code == 404 and error_code(response) == "not_found"
+
+
+def test_names_with_slashes_and_scopes_round_trip(client, secrets) -> None:
+    for name in ("mcp-servers/everything", "@acme/notes"):
+        assert submit(client, secrets["all"], make_snapshot(), server=name).status_code == 201
+        assert client.get(f"/api/servers/{name}/versions").json()["versions"][0]["label"] == "1.0.0"
+        assert client.get(f"/api/servers/{name}").json()["name"] == name
+
+
+# ------------------------------------------------------------------ reads, caching
+
+
+def test_reads_carry_etag_and_cache_control_and_answer_304(client, secrets) -> None:
+    submit(client, secrets["all"], make_snapshot("1.0.0"))
+    for path in (
+        "/api/servers",
+        f"/api/servers/{SERVER}",
+        f"/api/servers/{SERVER}/versions/1.0.0",
+        "/api/openapi.json",
+    ):
+        first = client.get(path)
+        assert first.status_code == 200 and first.headers["etag"].startswith('"')
+        assert "max-age" in first.headers["cache-control"]
+        second = client.get(path, headers={"If-None-Match": first.headers["etag"]})
+        assert second.status_code == 304 and second.content == b""
+        assert second.headers["etag"] == first.headers["etag"]
+    before = client.get(f"/api/servers/{SERVER}").headers["etag"]
+    submit(client, secrets["all"], make_snapshot("1.1.0", extra_tool="delete_note"))
+    changed = client.get(f"/api/servers/{SERVER}", headers={"If-None-Match": before})
+    assert changed.status_code == 200 and changed.headers["etag"] != before
+
+
+def test_versions_are_listed_oldest_first_and_each_snapshot_is_served(client, secrets) -> None:
+    submit(client, secrets["all"], make_snapshot("1.0.0"))
+    submit(client, secrets["all"], make_snapshot("1.1.0", extra_tool="delete_note"))
+    versions = client.get(f"/api/servers/{SERVER}/versions").json()["versions"]
+    assert [v["label"] for v in versions] == ["1.0.0", "1.1.0"]
+    assert "snapshot" not in versions[0]
+    snapshot = client.get(f"/api/servers/{SERVER}/versions/1.1.0").json()
+    assert [t["name"] for t in snapshot["tools"]] == ["search_notes", "delete_note"]
+    assert client.get(f"/api/servers/{SERVER}/snapshot").json()["digest"] == snapshot["digest"]
+    missing = client.get(f"/api/servers/{SERVER}/versions/9.9.9")
+    assert missing.status_code == 404 and error_code(missing) == "not_found"
+
+
+def test_server_list_filters_by_name_and_paginates(client, secrets) -> None:
+    for index in range(5):
+        submit(client, secrets["all"], make_snapshot(), server=f"acme-{index}")
+    submit(client, secrets["all"], make_snapshot(), server="globex")
+    page = client.get("/api/servers", params={"q": "ACME-", "per_page": 2, "page": 2}).json()
+    assert page["total"] == 5 and page["page"] == 2 and page["next_page"] == 3
+    assert [s["name"] for s in page["servers"]] == ["acme-2", "acme-3"]
+    assert (
+        client.get("/api/servers", params={"q": "acme-", "per_page": 2, "page": 3}).json()["next_page"]
+        is None
+    )
+    for bad in ({"page": "0"}, {"per_page": "1000"}, {"page": "x"}, {"tier": "Z"}, {"q": "x" * 201}):
+        response = client.get("/api/servers", params=bad)
+        assert response.status_code == 400 and error_code(response) == "invalid_parameter"
+
+
+def test_server_list_filters_by_tier_of_the_latest_score(client, secrets) -> None:
+    submit(client, secrets["all"], make_snapshot())
+    tier = client.get(f"/api/servers/{SERVER}/score").json()["server_score"]["tier"]
+    assert client.get("/api/servers", params={"tier": tier}).json()["total"] == 1
+    others = ",".join(t for t in "ABCDF" if t != tier)
+    assert client.get("/api/servers", params={"tier": others}).json()["total"] == 0
+    listed = client.get("/api/servers").json()["servers"][0]
+    assert listed["score"]["tier"] == tier
+
+
+def test_score_endpoint_returns_the_scorecard_of_a_named_version(client, secrets) -> None:
+    submit(client, secrets["all"], make_snapshot("1.0.0"))
+    submit(client, secrets["all"], make_snapshot("1.1.0", extra_tool="delete_note"))
+    latest = client.get(f"/api/servers/{SERVER}/score").json()
+    older = client.get(f"/api/servers/{SERVER}/score", params={"version": "1.0.0"}).json()
+    assert latest["format"] == "mcpdex.scorecard/1"
+    assert [t["name"] for t in latest["tools"]] == ["search_notes", "delete_note"]
+    assert [t["name"] for t in older["tools"]] == ["search_notes"]
+
+
+def test_changelog_endpoint_names_the_breaking_change(client, secrets) -> None:
+    submit(client, secrets["all"], make_snapshot("1.0.0"))
+    submit(client, secrets["all"], make_snapshot("2.0.0", limit_required=True))
+    body = client.get(f"/api/servers/{SERVER}/changelog").json()
+    text = json.dumps(body)
+    assert "input-property-became-required" in text or "required" in text
+    assert "2.0.0" in text
+
+
+# ------------------------------------------------------------------ compatibility
+
+
+def test_compatibility_reports_a_breaking_candidate_without_storing_it(client, secrets) -> None:
+    submit(client, secrets["all"], make_snapshot("1.0.0"))
+    response = client.post(
+        f"/api/servers/{SERVER}/compatibility", json=make_snapshot("1.1.0", limit_required=True)
+    )
+    assert response.status_code == 200
+    verdict = response.json()
+    assert verdict["compatible"] is False and verdict["counts"]["breaking"] >= 1
+    assert verdict["old"]["version"] == "1.0.0" and verdict["new"]["version"] == "1.1.0"
+    assert any(c["level"] == "breaking" and c["tool"] == "search_notes" for c in verdict["changes"])
+    assert client.get(f"/api/servers/{SERVER}/versions").json()["versions"][-1]["label"] == "1.0.0"
+
+
+def test_compatibility_of_an_additive_candidate_is_compatible(client, secrets) -> None:
+    submit(client, secrets["all"], make_snapshot("1.0.0"))
+    verdict = client.post(
+        f"/api/servers/{SERVER}/compatibility", json=make_snapshot("1.1.0", extra_tool="archive_note")
+    ).json()
+    assert verdict["compatible"] is True and verdict["counts"]["breaking"] == 0
+    assert any(c["tool"] == "archive_note" for c in verdict["changes"])
+
+
+def test_compatibility_against_a_named_version(client, secrets) -> None:
+    submit(client, secrets["all"], make_snapshot("1.0.0"))
+    submit(client, secrets["all"], make_snapshot("2.0.0", limit_required=True))
+    same = client.post(
+        f"/api/servers/{SERVER}/compatibility",
+        params={"version": "2.0.0"},
+        json=make_snapshot("2.0.1", limit_required=True),
+    ).json()
+    assert same["compatible"] is True and same["counts"]["breaking"] == 0
+    unknown = client.post("/api/servers/globex/compatibility", json=make_snapshot())
+    assert unknown.status_code == 404 and error_code(unknown) == "not_found"
+
+
+# ------------------------------------------------------------------ the API description
+
+
+def test_openapi_document_describes_every_endpoint(client) -> None:
+    document = client.get("/api/openapi.json").json()
+    assert document["openapi"].startswith("3.1")
+    described = {(method.upper(), path) for path, ops in document["paths"].items() for method in ops}
+    assert described == {(e.method, e.path) for e in ENDPOINTS}
+    submit_op = document["paths"]["/api/servers/{name}/inspections"]["post"]
+    assert submit_op["security"] == [{"bearer": []}]
+    assert {"401", "403", "413", "422"} <= set(submit_op["responses"])
+    assert document["components"]["schemas"]["Snapshot"]["properties"]["tools"]
+    schema = client.get("/api/schema/snapshot.json")
+    assert schema.status_code == 200 and schema.json()["properties"]["format"]
+
+
+def test_every_documented_get_endpoint_answers_json(client, secrets) -> None:
+    submit(client, secrets["all"], make_snapshot("1.0.0"))
+    for endpoint in ENDPOINTS:
+        if endpoint.method != "GET":
+            continue
+        path = endpoint.path.replace("{name}", SERVER).replace("{version}", "1.0.0")
+        response = client.get(path)
+        assert response.status_code == 200, (path, response.text)
+        response.json()
+
+
+def test_unknown_route_and_wrong_method_are_json_errors(client) -> None:
+    assert error_code(client.get("/api/nothing-here")) == "not_found"
+    wrong = client.delete(f"/api/servers/{SERVER}/inspections")
+    assert wrong.status_code == 405 and error_code(wrong) == "method_not_allowed"
+
+
+def test_submitted_snapshot_is_stored_as_sent(client, secrets) -> None:
+    snapshot = make_snapshot("3.0.0")
+    snapshot["tools"][0]["x-vendor"] = {"kept": True}
+    snapshot["digest"] = compute_digest(snapshot)
+    submit(client, secrets["all"], copy.deepcopy(snapshot))
+    stored = client.get(f"/api/servers/{SERVER}/versions/3.0.0").json()
+    assert stored["tools"] == snapshot["tools"] and stored["digest"] == snapshot["digest"]

@@ -1,0 +1,426 @@
+"""`mcpdex serve` as real uvicorn processes: the httpx client, concurrent writers, a PostgreSQL restart.
+
+The load and fault tests run their own throwaway PostgreSQL cluster (initdb on a free loopback port),
+so restarting it never disturbs the machine's shared server. Every loop is bounded in count and time.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import sqlalchemy as sa
+from conftest import require
+
+from registry.client import RegistryClient
+from registry.errors import NotFoundError, RegistryError, UsageError
+from registry.snapshot import SNAPSHOT_FORMAT, compute_digest
+from registry.store import open_store, store_engine, tables
+from registry.tokens import open_tokens
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def variant(index: int, label: str, server: str = "load-notes") -> dict[str, Any]:
+    """A distinct snapshot per ``index``: tool ``op_<index>`` is added to a fixed search tool."""
+    snapshot = {
+        "format": SNAPSHOT_FORMAT,
+        "server": {"name": server, "title": None, "version": label, "instructions": None},
+        "source": {"transport": "stdio", "target": server},
+        "protocolVersion": "2025-11-25",
+        "capabilities": {"tools": {}},
+        "capturedAt": "2026-11-29T18:00:00Z",
+        "tools": [
+            {
+                "name": "search_notes",
+                "description": "Search notes by words; returns matching notes, newest first.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {"query": {"type": "string"}},
+                    "required": ["query"],
+                },
+            },
+            {
+                "name": f"op_{index}",
+                "description": f"Operation number {index} on one note by id.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {"id": {"type": "string"}},
+                    "required": ["id"],
+                },
+            },
+        ],
+        "resources": [],
+        "resourceTemplates": [],
+        "prompts": [],
+        "problems": [],
+    }
+    snapshot["digest"] = compute_digest(snapshot)
+    return snapshot
+
+
+class Service:
+    """One ``mcpdex serve`` process on a free loopback port, stopped by its own pid."""
+
+    def __init__(self, registry_url: str, log: Path) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self._log = log.open("w")
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "registry",
+                "serve",
+                "--registry",
+                registry_url,
+                "--port",
+                str(self.port),
+                "--log-level",
+                "warning",
+            ],
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise AssertionError(f"mcpdex serve exited: {log.read_text()}")
+            try:
+                if httpx.get(self.url + "/api/openapi.json", timeout=2).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        self.stop()
+        raise AssertionError(f"mcpdex serve did not answer within 60 s: {log.read_text()}")
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout=5)
+        self._log.close()
+
+
+@pytest.fixture(scope="module")
+def sqlite_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Service, str]]:
+    tmp_path = tmp_path_factory.mktemp("serve")
+    url = f"sqlite:///{tmp_path / 'registry.sqlite'}"
+    store = open_store(url)
+    secret = open_tokens(store).create("ci", "acme-*")[1]
+    store.close()
+    service = Service(url, tmp_path / "serve.log")
+    yield service, secret
+    service.stop()
+
+
+# ------------------------------------------------------------------ the client against a live service
+
+
+def test_client_submits_reads_and_checks_compatibility(sqlite_service) -> None:
+    service, secret = sqlite_service
+    with RegistryClient(service.url, token=secret) as client:
+        first = client.submit(
+            "acme-notes", variant(1, "1.0.0"), started_at="2026-11-29T18:00:00Z", duration_s=0.4
+        )
+        assert first["new_version"] is True and first["version"] == "1.0.0"
+        assert client.submit("acme-notes", variant(1, "1.0.0"))["new_version"] is False
+        assert client.submit("acme-notes", None, error="spawn failed: no such file")["version"] is None
+        assert client.submit("acme-notes", variant(2, "1.1.0"))["new_version"] is True
+        assert client.snapshot("acme-notes")["digest"] == variant(2, "1.1.0")["digest"]
+        assert client.snapshot("acme-notes", "1.0.0")["digest"] == variant(1, "1.0.0")["digest"]
+        assert [v["label"] for v in client.versions("acme-notes")] == ["1.0.0", "1.1.0"]
+        assert client.servers(q="acme")["total"] == 1
+        verdict = client.compatibility("acme-notes", variant(3, "1.2.0"))
+        assert verdict["compatible"] is False  # op_2 removed
+        assert any(c["level"] == "breaking" and c["tool"] == "op_2" for c in verdict["changes"])
+
+
+def test_client_errors_name_the_problem(sqlite_service) -> None:
+    service, secret = sqlite_service
+    with RegistryClient(service.url, token="") as anonymous, pytest.raises(UsageError, match="MCPDEX_TOKEN"):
+        anonymous.submit("acme-notes", variant(1, "1.0.0"))
+    with RegistryClient(service.url, token=secret) as client:
+        with pytest.raises(RegistryError, match="token_out_of_scope"):
+            client.submit("globex", variant(1, "1.0.0"))
+        with pytest.raises(NotFoundError, match="not_found"):
+            client.snapshot("acme-missing")
+    with (
+        RegistryClient(service.url, token=secret[:-2] + "zz") as forged,
+        pytest.raises(RegistryError, match="401"),
+    ):
+        forged.submit("acme-notes", variant(1, "1.0.0"))
+    nowhere = RegistryClient(f"http://127.0.0.1:{free_port()}", timeout=2)
+    with nowhere, pytest.raises(RegistryError, match="cannot reach"):
+        nowhere.servers()
+
+
+def test_client_reads_token_from_the_environment(sqlite_service, monkeypatch) -> None:
+    service, secret = sqlite_service
+    monkeypatch.setenv("MCPDEX_TOKEN", secret)
+    with RegistryClient(service.url) as client:
+        assert client.submit("acme-env", variant(1, "1.0.0"))["new_version"] is True
+
+
+def test_serve_refuses_an_http_registry_url() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "registry", "serve", "--registry", "http://127.0.0.1:1/"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2 and "database URL" in result.stderr
+
+
+# ------------------------------------------------------------------ a private PostgreSQL cluster
+
+
+@dataclass
+class PrivatePostgres:
+    url: str
+    data: Path
+    pg_ctl: list[str]
+
+    def ctl(self, *args: str) -> None:
+        subprocess.run([*self.pg_ctl, *args], check=True, capture_output=True, timeout=60)
+
+
+def _pg_bin() -> Path | None:
+    candidates = sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"), key=lambda p: int(p.parts[-3]))
+    if candidates:
+        return candidates[-1].parent
+    found = shutil.which("initdb")
+    return Path(found).parent if found else None
+
+
+@pytest.fixture(scope="module")
+def private_postgres() -> Iterator[PrivatePostgres]:
+    bindir = _pg_bin()
+    require(bindir is not None, "PostgreSQL's initdb is not installed (scripts/ensure-postgres installs it)")
+    as_user: list[str] = []
+    root = tempfile.mkdtemp(prefix="mcpdex-pg-")
+    if os.geteuid() == 0:  # PostgreSQL refuses to run as root: run the cluster as the postgres user
+        as_user = ["runuser", "-u", "postgres", "--"]
+        shutil.chown(root, "postgres", "postgres")
+    data, port = Path(root) / "data", free_port()
+    subprocess.run(
+        [*as_user, str(bindir / "initdb"), "-D", str(data), "-U", "postgres", "--auth=trust", "-E", "UTF8"],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    options = f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=100"
+    pg_ctl = [*as_user, str(bindir / "pg_ctl"), "-D", str(data), "-l", f"{root}/log", "-o", options, "-w"]
+    cluster = PrivatePostgres(f"postgresql://postgres@127.0.0.1:{port}/postgres", data, pg_ctl)
+    cluster.ctl("start")
+    try:
+        yield cluster
+    finally:
+        subprocess.run([*pg_ctl, "-m", "immediate", "stop"], capture_output=True, timeout=60)
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture
+def fresh_database(private_postgres: PrivatePostgres) -> Iterator[str]:
+    import psycopg
+
+    name = f"load_{random.randrange(16**8):08x}"
+    with psycopg.connect(private_postgres.url, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    yield private_postgres.url.rsplit("/", 1)[0] + f"/{name}"
+    with psycopg.connect(private_postgres.url, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def _two_services(url: str, tmp_path: Path) -> tuple[list[Service], str]:
+    store = open_store(url)
+    secret = open_tokens(store).create("loader", "load-*")[1]
+    store.close()
+    return [Service(url, tmp_path / f"serve-{n}.log") for n in range(2)], secret
+
+
+def _rows(url: str) -> tuple[list[Any], list[Any]]:
+    store = open_store(url)
+    with store_engine(store).connect() as conn:
+        versions = conn.execute(sa.select(tables().versions)).all()
+        inspections = conn.execute(sa.select(tables().inspections)).all()
+    store.close()
+    return versions, inspections
+
+
+# ------------------------------------------------------------------ load
+
+
+@pytest.mark.slow
+@pytest.mark.postgres
+def test_two_services_eight_clients_200_submissions_lose_and_double_nothing(fresh_database, tmp_path) -> None:
+    services, secret = _two_services(fresh_database, tmp_path)
+    rng = random.Random(7)
+    # 200 submissions over two servers: 30 distinct digests each, many repeats, some sharing a label with
+    # another digest (tools changed, version not bumped), and some failed inspections.
+    plan: list[tuple[str, dict[str, Any] | None]] = []
+    for _ in range(200):
+        server = rng.choice(["load-a", "load-b"])
+        if rng.random() < 0.1:
+            plan.append((server, None))
+        else:
+            index = rng.randrange(30)
+            plan.append((server, variant(index, f"1.{index % 20}.0", server)))
+    answers: list[tuple[str, dict[str, Any] | None, dict[str, Any]]] = []
+    failures: list[BaseException] = []
+    lock = threading.Lock()
+    deadline = time.monotonic() + 120
+
+    def client(number: int) -> None:
+        service = services[number % 2]
+        with RegistryClient(service.url, token=secret, timeout=30) as registry:
+            for server, snapshot in plan[number::8]:
+                if time.monotonic() > deadline:
+                    raise TimeoutError("load test ran past its 120 s budget")
+                answer = registry.submit(
+                    server, snapshot, error=None if snapshot else "timed out", duration_s=0.1
+                )
+                with lock:
+                    answers.append((server, snapshot, answer))
+
+    def run(number: int) -> None:
+        try:
+            client(number)
+        except BaseException as exc:  # collected and re-raised in the test thread
+            failures.append(exc)
+
+    threads = [threading.Thread(target=run, args=(n,)) for n in range(8)]
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=150)
+    finally:
+        for service in services:
+            service.stop()
+    assert not failures, failures[0]
+    assert len(answers) == 200
+
+    versions, inspections = _rows(fresh_database)
+    # every inspection recorded, once
+    assert len(inspections) == 200
+    assert len({a["inspection_id"] for _, _, a in answers}) == 200
+    # every distinct (server, digest) is exactly one version row, labels unique per server
+    submitted = {(server, snap["digest"]) for server, snap, _ in answers if snap}
+    assert len(versions) == len(submitted)
+    store = open_store(fresh_database)
+    stored = {(server, v.digest): v.label for server in ("load-a", "load-b") for v in store.versions(server)}
+    store.close()
+    assert set(stored) == submitted
+    server_ids = {row.server_id for row in versions}
+    for server_id in server_ids:
+        labels = [row.label for row in versions if row.server_id == server_id]
+        assert len(labels) == len(set(labels))
+    # every client was told the truth: one "new" per digest, and the label it landed under
+    news = Counter((server, snap["digest"]) for server, snap, a in answers if snap and a["new_version"])
+    assert set(news) == submitted and set(news.values()) == {1}
+    for server, snap, answer in answers:
+        if snap:
+            assert (
+                answer["digest"] == snap["digest"] and answer["version"] == stored[(server, snap["digest"])]
+            )
+        else:
+            assert answer["version"] is None and answer["new_version"] is False
+
+
+# ------------------------------------------------------------------ the database restarting mid-run
+
+
+@pytest.mark.slow
+@pytest.mark.postgres
+def test_database_restart_gives_503_then_success_with_nothing_half_written(
+    private_postgres, fresh_database, tmp_path
+) -> None:
+    services, secret = _two_services(fresh_database, tmp_path)
+    statuses: Counter[int] = Counter()
+    outage_bodies: list[tuple[dict[str, Any], str | None]] = []
+    acknowledged: list[tuple[str, dict[str, Any]]] = []
+    failures: list[BaseException] = []
+    lock = threading.Lock()
+    deadline = time.monotonic() + 90
+
+    def writer(number: int) -> None:
+        url = services[number % 2].url + "/api/servers/load-restart/inspections"
+        headers = {"Authorization": f"Bearer {secret}"}
+        with httpx.Client(timeout=10) as http:
+            for step in range(30):
+                snapshot = variant(number * 100 + step, f"{number}.{step}.0", "load-restart")
+                while True:
+                    if time.monotonic() > deadline:
+                        raise TimeoutError("restart test ran past its 90 s budget")
+                    response = http.post(url, json=snapshot, headers=headers)
+                    with lock:
+                        statuses[response.status_code] += 1
+                        if response.status_code == 503:
+                            outage_bodies.append((response.json(), response.headers.get("retry-after")))
+                    if response.status_code in (200, 201):
+                        with lock:
+                            acknowledged.append((snapshot["digest"], response.json()))
+                        break
+                    assert response.status_code == 503, response.text
+                    time.sleep(0.2)
+                time.sleep(0.1)
+
+    def run(number: int) -> None:
+        try:
+            writer(number)
+        except BaseException as exc:
+            failures.append(exc)
+
+    threads = [threading.Thread(target=run, args=(n,)) for n in range(4)]
+    try:
+        for thread in threads:
+            thread.start()
+        time.sleep(1.0)
+        private_postgres.ctl("-m", "fast", "stop")
+        time.sleep(2.0)  # writers keep going against a database that is down
+        private_postgres.ctl("start")
+        for thread in threads:
+            thread.join(timeout=120)
+        listing = httpx.get(services[1].url + "/api/servers", timeout=10)
+    finally:
+        for service in services:
+            service.stop()
+    assert not failures, failures[0]
+    assert statuses[503] >= 1, statuses
+    assert all(
+        body["error"]["code"] == "database_unavailable" and retry == "2" for body, retry in outage_bodies
+    )
+    assert listing.status_code == 200 and listing.json()["servers"][0]["name"] == "load-restart"
+    assert len(acknowledged) == 120
+
+    versions, inspections = _rows(fresh_database)
+    # nothing half-written: each version has the inspection written in its transaction, and each
+    # acknowledged submission is there; a 503 may at most hide a commit whose answer was lost
+    assert {row.digest for row in versions} == {digest for digest, _ in acknowledged}
+    assert len(versions) == 120
+    inspected_versions = {row.version_id for row in inspections}
+    assert all(row.id in inspected_versions for row in versions)
+    recorded_ids = {row.id for row in inspections}
+    assert {answer["inspection_id"] for _, answer in acknowledged} <= recorded_ids
+    assert len(inspections) - len(acknowledged) <= statuses[503]
