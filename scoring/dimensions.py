@@ -222,10 +222,11 @@ def behavior(view: ToolView, purpose_score: int) -> Scored:
         bar = "there are no annotations, so the description carries the full burden"
     if purpose_score <= 1 and count == 0:
         score = 1
+    wanted = (("what it changes or destroys", "destruction"),) if mutating else ()
     missing = [
         label
         for label, key in (
-            ("what it changes or destroys", "destruction"),
+            *wanted,
             ("errors", "errors"),
             ("the return shape", "return shape"),
             ("limits", "scope and limits"),

@@ -1,0 +1,241 @@
+"""``mcpdex score`` (the six TDQS dimensions per tool, the server roll-up, lints) and ``mcpdex explain``."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any
+
+import click
+
+from registry.commands._target import target_options
+
+TIER_CHOICES = ("A", "B", "C", "D")
+SHORT = {
+    "purpose": "Pur",
+    "usage_guidelines": "Use",
+    "behavior": "Beh",
+    "parameters": "Par",
+    "conciseness": "Con",
+    "completeness": "Cmp",
+}
+
+
+@click.command("score")
+@target_options
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(("text", "json", "markdown")),
+    default="text",
+    show_default=True,
+    help="text: tables; json: the full Scorecard; markdown: a PR-ready report.",
+)
+@click.option(
+    "--min-tier",
+    type=click.Choice(TIER_CHOICES, case_sensitive=False),
+    help="Exit 1 when any tool's tier is below this (B is the passing bar).",
+)
+@click.option("--min-score", type=click.FloatRange(1.0, 5.0), help="Exit 1 when any tool scores below this.")
+@click.option(
+    "--worst",
+    default=8,
+    show_default=True,
+    type=click.IntRange(min=0),
+    help="How many of the lowest dimension scores to explain in text and markdown output.",
+)
+@click.option(
+    "--registry", "registry_url", metavar="URL", help="Registry for SERVER[@VERSION] (MCPDEX_REGISTRY)."
+)
+def score(
+    fmt: str,
+    min_tier: str | None,
+    min_score: float | None,
+    worst: int,
+    registry_url: str | None,
+    **target: Any,
+) -> int:
+    """Score every tool of a snapshot file, SERVER[@VERSION], a URL or `-- COMMAND [ARGS...]`.
+
+    \b
+    mcpdex score mcpdex.lock.json
+    mcpdex score --min-tier B -- python my_server.py
+    mcpdex score memory-server@0.6.3 --format markdown > score.md
+    """
+    from scoring import score_snapshot
+
+    snapshot = _snapshot(registry_url, target)
+    scorecard = score_snapshot(snapshot)
+    failing = _below_bar(scorecard, min_tier, min_score)
+    if fmt == "json":
+        click.echo(json.dumps(scorecard, indent=2, ensure_ascii=False, sort_keys=True))
+    elif fmt == "markdown":
+        from registry.templating import render
+
+        click.echo(
+            render(
+                "score.md.j2",
+                card=scorecard,
+                worst=worst_justifications(scorecard, worst),
+                failing=failing,
+                bar=_bar_text(min_tier, min_score),
+                short=SHORT,
+            ),
+            nl=False,
+        )
+    else:
+        _print_text(scorecard, worst, failing, _bar_text(min_tier, min_score))
+    if failing:
+        names = ", ".join(f"{card['name']} ({card['tier']} {card['total']})" for card in failing[:5])
+        click.echo(
+            f"mcpdex: gate failed: {len(failing)} tool(s) below {_bar_text(min_tier, min_score)}: {names}",
+            err=True,
+        )
+        return 1
+    return 0
+
+
+def _snapshot(registry_url: str | None, target: dict[str, Any]) -> dict[str, Any]:
+    """A snapshot file, SERVER[@VERSION] or URL given alone resolves directly; the rest is inspected live."""
+    argv = [arg for arg in target["argv"] if arg != "--"]
+    live_only = target["config"] or target["env"] or target["header"] or target["cwd"] or target["transport"]
+    # An executable given alone (`-- ./server`) is a command to run, not a snapshot file to read.
+    executable = len(argv) == 1 and os.path.isfile(argv[0]) and os.access(argv[0], os.X_OK)
+    if len(argv) == 1 and not live_only and not (executable and not argv[0].endswith(".json")):
+        from registry.sources import resolve_snapshot
+
+        return resolve_snapshot(argv[0], registry_url=registry_url, timeout=target["timeout"])
+    from registry.commands._target import snapshot_from_options
+
+    return snapshot_from_options(**target)
+
+
+def _below_bar(
+    scorecard: dict[str, Any], min_tier: str | None, min_score: float | None
+) -> list[dict[str, Any]]:
+    from scoring.arithmetic import tenths, tier_rank
+
+    failing = []
+    for card in scorecard["tools"]:
+        below_tier = bool(min_tier) and tier_rank(card["tier"]) < tier_rank(min_tier or "F")
+        if below_tier or (min_score is not None and tenths(card["total"]) < tenths(min_score)):
+            failing.append(card)
+    return sorted(failing, key=lambda card: (card["total"], card["name"]))
+
+
+def _bar_text(min_tier: str | None, min_score: float | None) -> str | None:
+    parts = ([f"tier {min_tier.upper()}"] if min_tier else []) + ([f"score {min_score}"] if min_score else [])
+    return " and ".join(parts) or None
+
+
+def worst_justifications(scorecard: dict[str, Any], limit: int) -> list[dict[str, Any]]:
+    """The lowest dimension scores across the server, heaviest dimensions first among equals."""
+    from scoring.arithmetic import WEIGHTS
+
+    rows = [
+        {
+            "tool": card["name"],
+            "dimension": key,
+            "label": entry["label"],
+            "score": entry["score"],
+            "justification": entry["justification"],
+        }
+        for card in scorecard["tools"]
+        for key, entry in card["dimensions"].items()
+        if entry["score"] < 5
+    ]
+    rows.sort(key=lambda row: (row["score"], -WEIGHTS[row["dimension"]], row["tool"]))
+    return rows[:limit]
+
+
+def _print_text(
+    scorecard: dict[str, Any], worst: int, failing: list[dict[str, Any]], bar: str | None
+) -> None:
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    # Piped output is not squeezed into 80 columns, and long lines are not wrapped, so it greps cleanly.
+    tty = sys.stdout.isatty()
+    console = Console(highlight=False, width=None if tty else 200, soft_wrap=not tty)
+    server = scorecard["server"]
+    roll_up = scorecard["server_score"]
+    console.print(
+        f"[bold]{escape(str(server.get('name') or '(unnamed)'))}[/bold] "
+        f"{escape(str(server.get('version') or ''))}  {len(scorecard['tools'])} tools"
+    )
+    table = Table(show_edge=False, pad_edge=False)
+    table.add_column("tool", no_wrap=True)
+    for label in SHORT.values():
+        table.add_column(label, justify="right")
+    for column in ("TDQS", "tier", "flags"):
+        table.add_column(column, justify="right" if column == "TDQS" else "left", no_wrap=True)
+    for card in sorted(scorecard["tools"], key=lambda card: (card["total"], card["name"])):
+        cells = [str(card["dimensions"][key]["score"]) for key in SHORT]
+        flags = ", ".join(card["flags"] + card["server_flags"])
+        table.add_row(escape(card["name"]), *cells, f"{card['total']:.1f}", card["tier"], escape(flags))
+    console.print(table)
+    if roll_up.get("overall") is not None:
+        coherence = roll_up["coherence"]
+        console.print(
+            f"server: overall [bold]{roll_up['overall']:.1f} {roll_up['tier']}[/bold]  description quality "
+            f"{roll_up['description_quality']:.1f} ({roll_up['description_quality_tier']})  coherence "
+            f"{roll_up['coherence_score']:.1f} ("
+            + ", ".join(f"{entry['label'].lower()} {entry['score']}" for entry in coherence.values())
+            + ")"
+        )
+        for risk in roll_up["shadowing"]:
+            console.print(f"shadowing risk: {escape(risk['justification'])}")
+    rows = worst_justifications(scorecard, worst)
+    if rows:
+        console.print("\n[bold]Lowest scores, with what would earn more[/bold]")
+        for row in rows:
+            console.print(
+                f"  {row['score']} {escape(row['tool'])} · {row['label']}: {escape(row['justification'])}"
+            )
+    findings = [f for f in scorecard["findings"] if f["level"] != "info"]
+    infos = len(scorecard["findings"]) - len(findings)
+    if findings or infos:
+        console.print(
+            f"\n[bold]Findings[/bold] ({len(findings)} error(s) and warning(s), {infos} info; "
+            "`mcpdex explain RULE` documents each)"
+        )
+        for item in findings:
+            tool = f"{item['tool']} · " if item["tool"] else ""
+            console.print(
+                f"  {item['level']:<7} {item['rule']:<26} {escape(tool + item['where'])}: "
+                f"{escape(item['message'])}"
+            )
+    if bar:
+        verdict = f"{len(failing)} tool(s) below {bar}" if failing else f"every tool meets {bar}"
+        console.print(f"\ngate: {verdict}")
+
+
+@click.command("explain")
+@click.argument("rule_id", metavar="RULE")
+def explain(rule_id: str) -> None:
+    """Print what a lint rule, diff rule or score dimension means and how to fix it.
+
+    \b
+    mcpdex explain hidden-unicode
+    mcpdex explain usage_guidelines
+    """
+    from registry.errors import UsageError
+    from registry.rules import RULES_BY_ID
+    from scoring.reference import explain_text, known_ids
+
+    text = explain_text(rule_id)
+    if text is None and rule_id in RULES_BY_ID:
+        rule = RULES_BY_ID[rule_id]
+        text = (
+            f"{rule.id} (diff rule, {rule.level}, {rule.area}, {rule.direction} side)\n\n{rule.explanation}\n"
+        )
+    if text is None:
+        from difflib import get_close_matches
+
+        close = get_close_matches(rule_id, [*known_ids(), *RULES_BY_ID], n=3)
+        hint = f"; did you mean {', '.join(close)}?" if close else "; `mcpdex rules` lists the diff rules"
+        raise UsageError(f"no rule or dimension named {rule_id!r}{hint}")
+    click.echo(text, nl=not text.endswith("\n"))
+    sys.stdout.flush()

@@ -1,0 +1,182 @@
+"""The scorer's documentation, generated from its tables: ``docs/scoring.md`` and ``mcpdex explain``.
+
+Run ``python -m scoring.reference > docs/scoring.md`` after changing a table; a test fails while the
+committed file and the tables disagree.
+"""
+
+from __future__ import annotations
+
+from scoring.arithmetic import COHERENCE_DIMENSIONS, DIMENSIONS, TIERS
+from scoring.dimensions import QUESTIONS
+from scoring.language import DISCLOSURES
+from scoring.rules import LEVELS, LINT_RULES
+
+# How each dimension is judged, in the order the scorer applies the steps.
+HOW_JUDGED: dict[str, list[str]] = {
+    "purpose": [
+        "Finds the leading verb of the first sentence (after lead-ins such as 'This tool allows you to') "
+        "and the resource it acts on.",
+        "5: a specific verb and resource, plus something that sets the tool apart: a sibling named, or a "
+        "contrast or scope ('only', 'instead', 'without', 'in full').",
+        "4: a specific verb and resource with nothing that sets it apart. 3: a verb without a specific "
+        "object, a vague verb ('manage', 'handle', 'process') with one, or a noun phrase with no verb.",
+        "2 or 1: a bare vague word, or a description that restates the name or title (the tautology gate "
+        "caps Purpose at 2).",
+    ],
+    "usage_guidelines": [
+        "Reads 'when' cues (use when/after/before, useful for, call this first), 'when not' cues "
+        "(do not use, instead, rather than, unless) and sibling tool names in the text.",
+        "5: a named sibling with a when/when-not cue, or both a when and a when-not cue. 4: a named sibling "
+        "alone, or one kind of cue. 3: usage only implied (examples, a workflow step). 2: no guidance.",
+        "1: only a priority instruction ('always use this tool first'), or no stated purpose at all.",
+    ],
+    "behavior": [
+        "Counts the categories of behaviour disclosed after the purpose clause: "
+        + ", ".join(DISCLOSURES)
+        + ".",
+        "With annotations the bar is lower: 2 plus one per category. Without annotations the description "
+        "carries the full burden: one less. Restating readOnlyHint earns nothing.",
+        "A mutating tool that never says what it changes or destroys stays at 3 or below; a description "
+        "that contradicts its annotations scores 1 and raises the Annotation Contradiction flag.",
+    ],
+    "parameters": [
+        "No parameters: baseline 4 (5 when the text says what a call covers without input).",
+        "Coverage counts parameters documented in either channel: a schema description, or the text "
+        "explaining the parameter by name. At least half documented: baseline 3; a quarter: 2; less: 1.",
+        "+1 for one parameter, +2 for two or more (at least half of them), when the text adds a format, "
+        "example, default, range, unit or interaction that the parameter's schema does not already say.",
+    ],
+    "conciseness": [
+        "Fewer than 4 words scores 2: under-specification is not conciseness.",
+        "From 5, one point off per issue: too few words for the parameter count, too many for the tool's "
+        "size (more off the further over), the purpose not in the first words, filler ('allows you to'), "
+        "assertive or promotional wording, a repeated sentence, restating the schema.",
+    ],
+    "completeness": [
+        "From 5, one point off per gap, scaled to the tool: parameters undocumented (two points below half), "
+        "no annotations and no behaviour disclosed, no output schema and no return value described "
+        "(3+ parameters), no parameter semantics for a complex tool (5+ parameters or invocation cost 6+), "
+        "one short sentence for a complex tool, no stated purpose.",
+        "An output schema means the description need not explain return values.",
+    ],
+}
+
+COHERENCE_JUDGED: dict[str, str] = {
+    "disambiguation": "Pairs of tools whose descriptions (word overlap >= 0.6) or descriptions and "
+    "schemas together read alike; pairs that name each other count half. 0 pairs: 5; up to 2: 4; up to half "
+    "the tools: 3; more: 2; several near-identical: 1.",
+    "naming_consistency": "Naming conventions (snake_case, camelCase, kebab-case, dotted …) and the verb "
+    "position of multi-word names. One convention: 5 (4 or 3 with mixed verb positions); two: 4 for one "
+    "outlier, else 3 or 2; three or more: 2 or 1.",
+    "tool_count": "3-15 tools: 5; 16-20: 4; 21-25 or 2: 3; 26-49 or a single tool: 2; 50+ or a single "
+    "trivial tool: 1. Two off when a quarter or more of the tools have generic names.",
+    "completeness": "Create/read/update/delete verbs per resource from the tool names. A read-only set is "
+    "complete; a created resource nothing can read back is a dead end (2); created resources that can "
+    "neither be updated nor deleted are notable gaps (3); a missing update or delete is minor (4).",
+}
+
+
+def explain_lint(rule_id: str) -> str | None:
+    """``mcpdex explain`` text of a lint rule, or None."""
+    rule = LINT_RULES.get(rule_id)
+    if rule is None:
+        return None
+    return f"{rule.id} ({rule.level}, {rule.area}): {rule.title}\n\nWhy: {rule.why}\nFix: {rule.fix}\n"
+
+
+def explain_dimension(key: str) -> str | None:
+    """``mcpdex explain`` text of a TDQS dimension (``purpose`` …) or coherence dimension, or None."""
+    if key in DIMENSIONS:
+        weight, spec_key, label = DIMENSIONS[key]
+        steps = "\n".join(f"- {step}" for step in HOW_JUDGED[key])
+        return f"{label} ({key}, {weight}% of TDQS; {spec_key})\n\n{QUESTIONS[key]}\n\n{steps}\n"
+    if key in COHERENCE_DIMENSIONS:
+        return f"{COHERENCE_DIMENSIONS[key]} (coherence, 1/4 of it)\n\n{COHERENCE_JUDGED[key]}\n"
+    return None
+
+
+def known_ids() -> list[str]:
+    """Every id ``explain_text`` knows, for suggestions."""
+    return [*LINT_RULES, *DIMENSIONS, *COHERENCE_DIMENSIONS]
+
+
+def explain_text(rule_id: str) -> str | None:
+    """The explanation of a lint rule or a dimension, or None."""
+    return explain_lint(rule_id) or explain_dimension(rule_id)
+
+
+def scoring_markdown() -> str:
+    """The text of ``docs/scoring.md``."""
+    out = [
+        "# Scoring",
+        "",
+        "<!-- Generated by `python -m scoring.reference > docs/scoring.md`; edit scoring/ instead. -->",
+        "",
+        "`mcpdex score` judges every tool definition on the six dimensions of the Tool Definition Quality "
+        "Score, without a model: the same definition always gets the same scores. Each score comes with a "
+        "justification that names its evidence and what would earn more.",
+        "",
+        "## Arithmetic",
+        "",
+        "TDQS is the weighted sum of the six scores in integer hundredths, rounded half-up to one decimal "
+        "with integer arithmetic (`floor((20p + q) / 2q) / 10`); never floats, never Python's `round`.",
+        "",
+        "| dimension | key | weight | question |",
+        "|---|---|---|---|",
+    ]
+    for key, (weight, _, label) in DIMENSIONS.items():
+        out.append(f"| {label} | `{key}` | {weight}% | {QUESTIONS[key]} |")
+    out += [
+        "",
+        "Tiers (the same for TDQS, description quality, coherence and overall): "
+        + ", ".join(f"{letter} >= {floor / 10}" for letter, floor in TIERS)
+        + ", F below.",
+        "",
+    ]
+    out += [
+        "Gates: no description (null or blank) scores 1 everywhere and flags `No Description`; a "
+        "description that only restates the name or title flags `Tautological Description` and caps "
+        "Purpose at 2. Smells are the dimensions below 3. Descriptions in a script the analysis does not "
+        "read (Chinese, for one) are scored on structure alone and flagged `Unsupported Language`.",
+        "",
+    ]
+    out += [
+        "Assertive and promotional wording ('IMPORTANT:', 'the best tool for', 'always use this tool "
+        "first') is set aside before anything is read: it earns nothing on any dimension, costs a point "
+        "of Conciseness, and is reported as a lint finding.",
+        "",
+    ]
+    out += ["## How each dimension is judged", ""]
+    for key, (_, _, label) in DIMENSIONS.items():
+        out += [f"### {label} (`{key}`)", ""] + [f"- {step}" for step in HOW_JUDGED[key]] + [""]
+    out += [
+        "## Server roll-up",
+        "",
+        "- Description quality: `0.6 x mean + 0.4 x min` of the tools' TDQS, exactly, on tenths.",
+        "- Coherence: the four dimensions below, equally weighted. Overall: `0.7 x description quality + "
+        "0.3 x coherence`.",
+        "- Shadowing risk (reported, never scored): a tool whose invocation cost is at least twice and at "
+        "least 4 more than a sibling's, when the two share an action class and a resource; only the "
+        "dearest qualifying sibling is considered.",
+        "",
+        "| coherence dimension | key | how it is judged |",
+        "|---|---|---|",
+    ]
+    for key, label in COHERENCE_DIMENSIONS.items():
+        out.append(f"| {label} | `{key}` | {COHERENCE_JUDGED[key]} |")
+    out += [
+        "",
+        "## Lint rules",
+        "",
+        f"Findings beside the scores; `mcpdex explain RULE` prints one. Levels: {', '.join(LEVELS)}.",
+        "",
+        "| rule | level | area | what | fix |",
+        "|---|---|---|---|---|",
+    ]
+    for rule in LINT_RULES.values():
+        out.append(f"| `{rule.id}` | {rule.level} | {rule.area} | {rule.title}. {rule.why} | {rule.fix} |")
+    return "\n".join(out) + "\n"
+
+
+if __name__ == "__main__":
+    print(scoring_markdown(), end="")
