@@ -13,12 +13,27 @@ from registry.snapshot import (
 )
 
 __all__ = [
+    "RULES",
     "SNAPSHOT_FORMAT",
     "MCPDexError",
     "Snapshot",
     "SnapshotError",
     "UsageError",
     "compute_digest",
+    "diff_snapshots",
     "dump_snapshot",
     "load_snapshot",
 ]
+
+
+def __getattr__(name: str) -> object:
+    # The diff pulls in deepdiff (~0.3 s): load it only when asked, so `mcpdex --help` stays fast.
+    if name == "diff_snapshots":
+        from registry.diff import diff_snapshots
+
+        return diff_snapshots
+    if name == "RULES":
+        from registry.rules import RULES
+
+        return RULES
+    raise AttributeError(f"module 'registry' has no attribute {name!r}")

@@ -361,13 +361,33 @@ def _diff_schema(out: _Builder, tool: str, area: str, old: Any, new: Any, base: 
         ctx.add("type-changed", base, old, new)
         return
     located: dict[tuple[Any, ...], set[str]] = defaultdict(set)
-    found = DeepDiff(old, new, threshold_to_diff_deeper=0, view="tree")
+    found = DeepDiff(*_pruned(old, new), threshold_to_diff_deeper=0, view="tree")
     for levels in found.values():
         for level in levels:
             node, keyword = _owner(level.path(output_format="list"), old, new)
             located[tuple(node)].add(keyword)
     for node in sorted(located, key=lambda segs: (len(segs), [str(s) for s in segs])):
         _judge_node(ctx, [*base, *node], _at(old, node), _at(new, node), located[node])
+
+
+def _pruned(old: Any, new: Any) -> tuple[Any, Any]:
+    """Copies of ``old`` and ``new`` with every equal subtree replaced by one token on both sides.
+
+    Paths stay the same, so deepdiff still locates every difference, but it no longer walks the
+    (usually far larger) parts that did not change.
+    """
+    if isinstance(old, dict) and isinstance(new, dict):
+        pruned_old, pruned_new = dict(old), dict(new)
+        for key in old.keys() & new.keys():
+            if old[key] == new[key]:
+                pruned_old[key] = pruned_new[key] = 0
+            else:
+                pruned_old[key], pruned_new[key] = _pruned(old[key], new[key])
+        return pruned_old, pruned_new
+    if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+        pairs = [(0, 0) if a == b else _pruned(a, b) for a, b in zip(old, new, strict=True)]
+        return [a for a, _ in pairs], [b for _, b in pairs]
+    return old, new
 
 
 def _at(schema: dict[str, Any], segments: Iterable[Any]) -> dict[str, Any]:
