@@ -11,7 +11,9 @@ Precedence, first match wins:
 
 from __future__ import annotations
 
+import json
 import os
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +35,13 @@ def resolve_snapshot(spec: str, *, registry_url: str | None = None, timeout: flo
     from registry.inspect import inspect
 
     return inspect(spec, timeout=timeout)
+
+
+@cache
+def snapshot_schema() -> dict[str, Any]:
+    """The published JSON Schema of the snapshot format (``registry/schema/snapshot.schema.json``)."""
+    path = Path(__file__).resolve().parent / "schema" / "snapshot.schema.json"
+    return json.loads(path.read_text(encoding="utf-8"))
 
 
 def split_server_spec(spec: str) -> tuple[str, str | None]:
