@@ -80,9 +80,8 @@ class Reply:
 class Session:
     """Calls tools on an open SDK ``Client`` and times each call; only the call itself is timed."""
 
-    def __init__(self, client: Any, *, timeout: float = 30.0) -> None:
+    def __init__(self, client: Any) -> None:
         self._client = client
-        self._timeout = timeout
         self.timings: dict[str, list[float]] = {}
 
     async def call(self, tool: str, arguments: dict[str, Any]) -> Reply:
@@ -90,7 +89,8 @@ class Session:
 
         started = time.perf_counter()
         try:
-            result = await self._client.call_tool(tool, arguments, read_timeout_seconds=self._timeout)
+            # The client's own read timeout bounds each call (open_client sets it from --timeout).
+            result = await self._client.call_tool(tool, arguments)
         except MCPError as exc:
             ms = (time.perf_counter() - started) * 1000
             self.timings.setdefault(tool, []).append(ms)
@@ -1548,6 +1548,7 @@ def latency_summary(timings: dict[str, list[float]]) -> dict[str, dict[str, Any]
             "calls": len(values),
             "medianMs": round(statistics.median(values), 2),
             "p95Ms": round(percentile(values, 0.95), 2),
+            "totalMs": round(sum(values), 1),
         }
         for tool, values in sorted(timings.items())
         if values
@@ -1564,7 +1565,6 @@ async def run_probe(
     force: bool = False,
     sizes: Sequence[int] = SIZES,
     seed: int = SEED,
-    timeout: float = 30.0,
 ) -> dict[str, Any]:
     """Probe the server behind an open SDK ``Client``; ``snapshot`` is its inspection (for the tools).
 
@@ -1581,7 +1581,7 @@ async def run_probe(
             "read_graph; `mcpdex inspect` shows what this server offers"
         )
     static = static_profile(snapshot) or {}
-    session = Session(client, timeout=timeout)
+    session = Session(client)
     before = await session.call("read_graph", {})
     if not before.ok:
         raise ProbeError(f"read_graph failed before the probe started: {before.text[:300]}")

@@ -102,9 +102,7 @@ def probe(
         async with open_client(
             target_obj, timeout=target["timeout"], protocol_era=target["protocol_era"]
         ) as client:
-            return await run_probe(
-                client, snapshot, force=force, sizes=graph_sizes, timeout=target["timeout"]
-            )
+            return await run_probe(client, snapshot, force=force, sizes=graph_sizes)
 
     profile = anyio.run(run)
     if save:
