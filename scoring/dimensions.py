@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from scoring.language import Analysis, name_words, normalized, quote
+from scoring.language import Analysis, count_words, name_words, normalized, quote
 
 QUESTIONS: dict[str, str] = {
     "purpose": "Does the description clearly state what the tool does and how it differs from similar tools?",
@@ -211,9 +211,11 @@ def behavior(view: ToolView, purpose_score: int) -> Scored:
     if view.hint("readOnly") is True:
         disclosed.pop("read-only", None)  # repeating the annotation earns nothing
     count = len(disclosed)
+    mutating = a.verb_kind in {"create", "update", "delete"} or view.hint("destructive") is True
     if not view.annotated and "read-only" in disclosed:
         count += 1  # the text carries the safety profile annotations would have declared
-    mutating = a.verb_kind in {"create", "update", "delete"} or view.hint("destructive") is True
+    if mutating and {"destruction", "side effects"} & disclosed.keys():
+        count += 1  # for a mutation, what it changes is the disclosure that matters most
     if view.annotated:
         score = min(5, 2 + count)
         bar = "annotations declare the safety profile"
@@ -297,7 +299,7 @@ def word_budget(signals: dict[str, Any]) -> tuple[int, int]:
     """(fewest, most) words a description of this complexity should take."""
     params = min(signals["paramCount"], 10)
     nested = 1 if signals["hasNestedObjects"] or signals["unionChoiceCount"] else 0
-    return 5 + 3 * min(params, 8), 40 + 15 * params + 20 * nested
+    return 3 + 2 * min(params, 8), 40 + 15 * params + 20 * nested
 
 
 def conciseness(view: ToolView) -> Scored:
@@ -309,8 +311,12 @@ def conciseness(view: ToolView) -> Scored:
             "One sentence with what it does and to what would earn more."
         )
     issues: list[str] = []
-    if a.words < fewest:
-        issues.append(f"{a.words} words are too few for {signals['paramCount']} parameters (about {fewest}+)")
+    # Only sentences that say something count towards enough words; padding and boasts do not.
+    informative = sum(count_words(sentence) for sentence in a.sentences) if a.supported else a.words
+    if informative < fewest:
+        issues.append(
+            f"{informative} words are too few for {signals['paramCount']} parameters (about {fewest}+)"
+        )
     if a.words > most:
         over = a.words / most
         issues += [f"{a.words} words for a tool of this size (about {most} would do)"] * (
@@ -322,6 +328,8 @@ def conciseness(view: ToolView) -> Scored:
         issues.append(f"filler ({quote((a.filler or [a.lead_in or ''])[0], 40)})")
     if a.set_aside:
         issues.append(f"assertive or promotional wording that earns nothing ({quote(a.set_aside[0], 50)})")
+    if a.padding:
+        issues.append(f"a sentence that adds nothing ({quote(a.padding[0], 50)})")
     if a.duplicate_sentences:
         issues.append(f"a repeated sentence ({quote(a.duplicate_sentences[0], 50)})")
     if len(a.schema_restatements) >= 2:

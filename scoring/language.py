@@ -391,6 +391,9 @@ _LEAD_IN = re.compile(
     _I,
 )
 _NAME_PREFIX = re.compile(r"^\s*(?:\[[^\]]{1,40}\]|[^\w\s]{1,3})\s*")
+_LABEL = re.compile(r"^([\w.-]+(?: [\w.-]+){0,2}):\s+")  # "Bing search: ..." labels the text
+_VERB_MARKERS = frozenset(["will", "can", "to", "this", "it", "which", "that", "and", "then", "also"])
+_SKIPPABLE = frozenset(["for", "through", "across", "over", "into"])
 
 # Assertive and promotional wording: sentences carrying it are set aside and earn nothing.
 PRIORITY = cue(
@@ -401,9 +404,10 @@ PRIORITY = cue(
     r"must\s+(?:always\s+)?(?:use|call)\s+this|prefer\s+this\s+tool\s+over)",
     _I,
 )
-ASSERTIVE = cue(
-    r"(?:\b(?:IMPORTANT|CRITICAL|CRUCIAL|MUST|ATTENTION|WARNING)\b\s*[:!]|<important>|"
-    r"\b(?:the\s+best|the\s+most\s+(?:powerful|advanced|accurate|reliable|comprehensive)|best[- ]in[- ]class|"
+EMPHASIS = cue(r"\b(?:IMPORTANT|CRITICAL|CRUCIAL|MUST|ATTENTION|WARNING|NOTE)\b\s*[:!]+|<important>")
+PROMOTIONAL = cue(
+    r"(?:\b(?:the\s+best|the\s+most\s+(?:powerful|advanced|accurate|reliable|comprehensive)|"
+    r"best[- ]in[- ]class|"
     r"world[- ]class|state[- ]of[- ]the[- ]art|cutting[- ]edge|ultimate|revolutionary|unparalleled|"
     r"superior|highly\s+recommended|extremely\s+(?:powerful|useful)|incredibly|blazing(?:ly)?\s+fast|"
     r"crucial(?:ly)?|vital|essential\s+tool|number\s+one|#1)\b)",
@@ -416,7 +420,7 @@ FILLER = cue(
     _I,
 )
 CONTRAST = cue(
-    r"\b(?:only|unlike|instead|rather\s+than|as\s+opposed\s+to|in\s+contrast|whereas|without|excluding|"
+    r"\b(?:only\b(?<!read-only)(?<!read\sonly)|unlike|instead|rather\s+than|as\s+opposed\s+to|in\s+contrast|whereas|without|excluding|"
     r"except|does\s+not|doesn't|not\s+(?:for|to|the)|no\s+[\w/]+\s+filter\w*|distinct\s+from|"
     r"differs?\s+from|as\s+well\s+as|in\s+full)\b",
     _I,
@@ -494,7 +498,7 @@ DISCLOSURES: dict[str, Cue] = {
         r"non[- ]destructive|safe\s+to\s+call)\b"
     ),
     "scope and limits": cue(
-        r"\b(?:only|at\s+most|maximum|max|minimum|limit(?:ed|s)?|no\s+[\w/]+\s+filter\w*|capped|at\s+least|"
+        r"\b(?:only\b(?<!read-only)(?<!read\sonly)|at\s+most|maximum|max|minimum|limit(?:ed|s)?|no\s+[\w/]+\s+filter\w*|capped|at\s+least|"
         r"within|must|requires?|cannot|can't|unsupported|not\s+supported|case[- ]sensitive|"
         r"case[- ]insensitive|recursive\w*|depth|all\s+(?:of\s+)?(?:the\s+)?\w+|in\s+full)\b"
     ),
@@ -527,6 +531,7 @@ class Analysis:
     words: int = 0
     sentences: list[str] = field(default_factory=list)
     set_aside: list[str] = field(default_factory=list)  # assertive, promotional or priority sentences
+    padding: list[str] = field(default_factory=list)  # sentences that add no new word
     priority: list[str] = field(default_factory=list)
     assertive: list[str] = field(default_factory=list)
     lead_in: str | None = None
@@ -628,6 +633,9 @@ def quote(text: str, limit: int = 90) -> str:
 def _find_purpose(sentence: str) -> tuple[str | None, str | None, int | None, str | None, str]:
     """(verb, kind, position, resource, purpose clause) of the first sentence."""
     stripped = _NAME_PREFIX.sub("", sentence)
+    label = _LABEL.match(stripped)
+    if label and verb_lemma(label.group(1).split()[0]) is None:
+        stripped = stripped[label.end() :]
     lead = None
     for _ in range(3):  # lead-ins stack: "This tool allows you to ..."
         match = _LEAD_IN.match(stripped)
@@ -637,15 +645,16 @@ def _find_purpose(sentence: str) -> tuple[str | None, str | None, int | None, st
         stripped = stripped[match.end() :]
     clause = _CLAUSE_BREAK.split(stripped, maxsplit=1)[0]
     words = WORD.findall(stripped)
-    for position, word in enumerate(words[:8]):
+    for position, word in enumerate(words[:14]):
         lemma = verb_lemma(word)
-        if lemma is None or (position > 0 and word.lower() in {"list", "set", "record", "log", "order"}):
+        # The verb leads, or comes after a marker that makes it one ("..., this will search issues").
+        if lemma is None or (position > 0 and words[position - 1].lower() not in _VERB_MARKERS):
             continue
         resource_words = []
         for follower in words[position + 1 : position + 8]:
             lower = follower.lower()
             if lower in _BOUNDARY_WORDS:
-                if resource_words:
+                if resource_words or lower not in _SKIPPABLE:
                     break
                 continue
             if lower in _DETERMINERS or lower in {"up", "out", "down", "back"}:
@@ -745,6 +754,30 @@ def _analyze_params(analysis: Analysis, sentences: list[str], params: dict[str, 
                 analysis.schema_restatements.append(clause.strip())
 
 
+def _informative(text: str) -> set[str]:
+    return {
+        word.lower()
+        for word in WORD.findall(text)
+        if len(word) > 2 and word.lower() not in STOPWORDS and word.lower() not in _VAGUE_NOUNS
+    }
+
+
+def _drop_padding(analysis: Analysis, name: str) -> None:
+    """Set aside sentences after the first that add no word the description has not already said."""
+    if not analysis.supported or len(analysis.sentences) < 2:
+        return
+    known = _informative(analysis.sentences[0]) | set(name_words(name))
+    kept = analysis.sentences[:1]
+    for sentence in analysis.sentences[1:]:
+        new = _informative(sentence) - known
+        if new or any(char.isdigit() for char in sentence):
+            kept.append(sentence)
+            known |= new
+        else:
+            analysis.padding.append(sentence)
+    analysis.sentences = kept
+
+
 def analyze(
     description: str,
     *,
@@ -769,19 +802,22 @@ def analyze(
             continue
         seen.add(key)
         priority = PRIORITY.search(sentence)
-        assertive = ASSERTIVE.search(sentence)
+        promotional = PROMOTIONAL.search(sentence)
+        emphasis = EMPHASIS.search(sentence)
         if priority:
             analysis.priority.append(priority.group(0))
-        if assertive:
-            analysis.assertive.append(assertive.group(0))
-        if priority or assertive:
-            remainder = ASSERTIVE.sub("", PRIORITY.sub("", sentence)).strip(" :!-")
-            # "IMPORTANT: deletes every row" keeps its disclosure; a bare boast or priority order does not.
-            if priority or len(WORD.findall(remainder)) < 4:
-                analysis.set_aside.append(sentence)
+        analysis.assertive += [match.group(0) for match in (promotional, emphasis) if match]
+        if priority or promotional:
+            analysis.set_aside.append(sentence)
+            continue
+        if emphasis:
+            # "IMPORTANT: deletes every row" keeps its disclosure; the label itself earns nothing.
+            sentence = EMPHASIS.sub("", sentence).strip(" :!-")
+            if len(WORD.findall(sentence)) < 4:
+                analysis.set_aside.append(emphasis.group(0))
                 continue
-            sentence = remainder
         analysis.sentences.append(sentence)
+    _drop_padding(analysis, name)
     if not analysis.supported:
         return analysis
     sentences = analysis.sentences

@@ -102,6 +102,10 @@ def _snapshot(registry_url: str | None, target: dict[str, Any]) -> dict[str, Any
     live_only = target["config"] or target["env"] or target["header"] or target["cwd"] or target["transport"]
     # An executable given alone (`-- ./server`) is a command to run, not a snapshot file to read.
     executable = len(argv) == 1 and os.path.isfile(argv[0]) and os.access(argv[0], os.X_OK)
+    if len(argv) == 1 and argv[0].endswith(".json") and not os.path.exists(argv[0]):
+        from registry.errors import UsageError
+
+        raise UsageError(f"{argv[0]}: no such snapshot file; write one with `mcpdex inspect --out FILE`")
     if len(argv) == 1 and not live_only and not (executable and not argv[0].endswith(".json")):
         from registry.sources import resolve_snapshot
 
