@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -99,3 +100,56 @@ def test_check_that_cannot_inspect_exits_2(tmp_path: Path) -> None:
     result = run(tmp_path, "check", "--timeout", "5", "--", sys.executable, "-c", "import sys; sys.exit(3)")
     assert result.returncode == 2, result.stdout + result.stderr
     assert result.stderr.startswith("mcpdex: error:") and "Traceback" not in result.stderr
+
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _action_script() -> str:
+    """The shell script of the `check` step of action.yml, as the runner would execute it."""
+    text = (REPO / "action.yml").read_text(encoding="utf-8")
+    block = text.split("      run: |\n", 1)[1]
+    return "\n".join(line.removeprefix("        ") for line in block.splitlines())
+
+
+@pytest.mark.slow
+def test_the_github_action_script_gates_and_sets_its_outputs(tmp_path: Path) -> None:
+    (tmp_path / "server.py").write_text(SERVER, encoding="utf-8")
+    assert run(tmp_path, "lock", *target()).returncode == 0
+    outputs, summary = tmp_path / "outputs.txt", tmp_path / "summary.md"
+    env = {
+        **os.environ,
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+        "GITHUB_OUTPUT": str(outputs),
+        "GITHUB_STEP_SUMMARY": str(summary),
+        "MCPDEX_COMMAND": f"'{sys.executable}' server.py",
+        "MCPDEX_BASELINE": "mcpdex.lock.json",
+        "MCPDEX_FAIL_ON": "breaking",
+        "MCPDEX_IGNORE": "",
+        "MCPDEX_FORMAT": "github",
+        "MCPDEX_ARGS": "--protocol-era legacy --env DEMO_SCHEMA=v2",
+    }
+    result = subprocess.run(
+        ["bash", "-e", "-c", _action_script()],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "::error file=mcpdex.lock.json,title=mcpdex input-property-became-required" in result.stdout
+    assert outputs.read_text(encoding="utf-8").splitlines() == ["exit-code=1", "passed=false"]
+    assert "mcpdex check failed" in summary.read_text(encoding="utf-8")
+
+
+def test_action_and_pre_commit_hook_only_use_options_check_has() -> None:
+    from registry.commands.gate import check
+
+    known = {opt for param in check.params for opt in getattr(param, "opts", [])}
+    action = (REPO / "action.yml").read_text(encoding="utf-8")
+    used = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]+)", _action_script()))
+    assert used and used <= known, used - known
+    assert "--bump-level" in known and "--bump-level" in action
+    hooks = (REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
+    assert "entry: mcpdex check" in hooks and "entry: mcpdex lock" in hooks
