@@ -241,6 +241,19 @@ def test_cli_prints_json_and_saves_the_profile_in_the_registry(npm_peer, tmp_pat
     with open_store(registry) as store:
         assert store.profile("memory-server") == printed
         assert [v.label for v in store.versions("memory-server")] == ["0.6.3"]
+    site = tmp_path / "site"
+    report = subprocess.run(
+        [sys.executable, "-m", "registry", "report", "--registry", registry, "--out", str(site)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert report.returncode == 0, report.stderr
+    pages = [
+        p.read_text(encoding="utf-8") for p in site.rglob("*.html") if 'id="memory-profile"' in p.read_text()
+    ]
+    assert len(pages) == 1
+    assert '<span class="ok">30 passed</span>, <span class="failed">2 failed</span>' in pages[0]
 
 
 @pytest.mark.slow

@@ -216,3 +216,10 @@ def test_docs_list_every_feature_of_the_table():
     text = DOCS.read_text(encoding="utf-8")
     for feature in FEATURES:
         assert re.search(rf"\| {re.escape(feature.label)} \|", text), feature.label
+
+
+def test_static_profile_is_pure_and_imports_no_mcp(python):
+    import subprocess
+
+    code = "import sys, registry.profile; sys.exit(any(m == 'mcp' or m.startswith(('mcp.', 'sqlalchemy')) for m in sys.modules))"
+    assert subprocess.run([python, "-c", code], timeout=60).returncode == 0
