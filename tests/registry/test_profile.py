@@ -221,5 +221,8 @@ def test_docs_list_every_feature_of_the_table():
 def test_static_profile_is_pure_and_imports_no_mcp(python):
     import subprocess
 
-    code = "import sys, registry.profile; sys.exit(any(m == 'mcp' or m.startswith(('mcp.', 'sqlalchemy')) for m in sys.modules))"
+    code = (
+        "import sys, registry.profile; "
+        "sys.exit(any(m == 'mcp' or m.startswith(('mcp.', 'sqlalchemy')) for m in sys.modules))"
+    )
     assert subprocess.run([python, "-c", code], timeout=60).returncode == 0
