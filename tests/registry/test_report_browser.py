@@ -1,0 +1,300 @@
+"""Directory pages in a real headless Chromium: what a person sees, and that hostile servers stay inert."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import REPO, require
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+ARTIFACTS = REPO / "test-artifacts" / "report"
+MCPDEX = [sys.executable, "-m", "registry"]
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+# Each payload would set window.__pwned if any of it ran.
+PAYLOADS = [
+    "<script>window.__pwned = 1</script>",
+    '"><img src=x onerror="window.__pwned = 2">',
+    "javascript:window.__pwned = 3",
+    "'><svg onload=window.__pwned=4>",
+    "</pre></code></bdi><script>window.__pwned = 5</script>",
+    "{{ 7 * 7 }} {% raw %}",
+]
+RTL = "\u202eexe.txt\u202c"
+HUGE = "A tool that " + "repeats itself " * 70_000  # a ~1 MB description
+
+
+def mcpdex(*args: str) -> subprocess.CompletedProcess[str]:
+    result = subprocess.run([*MCPDEX, *args], capture_output=True, text=True, timeout=180)
+    assert result.returncode == 0, result.stderr
+    return result
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    require(CHROMIUM.exists(), "Chromium is not at /usr/bin/chromium (scripts/test installs it)")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
+        )
+        yield chromium
+        chromium.close()
+
+
+def hostile_snapshot(version: str, extra_tool: bool, huge: bool) -> dict:
+    evil = " ".join(PAYLOADS)
+    tools = [
+        {
+            "name": PAYLOADS[0],
+            "title": PAYLOADS[1],
+            "description": f"{evil} {RTL}",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    PAYLOADS[1]: {"type": "string", "description": PAYLOADS[0], "default": PAYLOADS[2]},
+                    "mode": {"type": "string", "enum": [PAYLOADS[3], PAYLOADS[4]]},
+                },
+                "required": [PAYLOADS[1]],
+            },
+            "outputSchema": {
+                "type": "object",
+                "properties": {"x": {"type": "string", "description": PAYLOADS[4]}},
+            },
+            "annotations": {"title": PAYLOADS[3], "readOnlyHint": True},
+        },
+        {"name": "../../etc", "description": HUGE if huge else RTL, "inputSchema": {"type": "object"}},
+        {"name": PAYLOADS[2], "description": RTL, "inputSchema": {"type": "object"}},
+    ]
+    if extra_tool:
+        tools.append({"name": "added_later", "description": PAYLOADS[5], "inputSchema": {"type": "object"}})
+        tools[0]["description"] += " changed"
+    return {
+        "format": "mcpdex.snapshot/1",
+        "server": {"name": PAYLOADS[1], "title": PAYLOADS[0], "version": version, "instructions": evil},
+        "source": {"transport": "stdio", "target": PAYLOADS[2]},
+        "protocolVersion": PAYLOADS[4],
+        "capabilities": {PAYLOADS[3]: {}},
+        "capturedAt": "2026-10-20T10:00:00Z",
+        "tools": tools,
+        "resources": [],
+        "resourceTemplates": [],
+        "prompts": [],
+        "problems": [{"code": "invalid-tool", "where": PAYLOADS[1], "message": PAYLOADS[0]}],
+    }
+
+
+@pytest.fixture(scope="module")
+def hostile_site(tmp_path_factory) -> Path:
+    """A registry of servers nobody vetted, recorded through the real store, rendered by the real CLI."""
+    from registry.snapshot import compute_digest
+    from registry.store import open_store
+
+    folder = tmp_path_factory.mktemp("hostile")
+    url = f"sqlite:///{folder / 'registry.sqlite'}"
+    with open_store(url) as store:
+        for name in (*PAYLOADS, "../../etc", "..", RTL, "Plain", "plain"):
+            for index, version in enumerate(("1.0.0", "1.1.0")):
+                snapshot = hostile_snapshot(version, extra_tool=bool(index), huge=name == "../../etc")
+                snapshot["digest"] = compute_digest(snapshot)
+                store.record_inspection(
+                    snapshot,
+                    server=name,
+                    ok=True,
+                    error=None,
+                    started_at=f"2026-10-2{index}T10:00:00Z",
+                    duration_s=1,
+                )
+        store.record_inspection(
+            None,
+            server=PAYLOADS[0] + " down",
+            ok=False,
+            error=PAYLOADS[1],
+            started_at="2026-10-22T10:00:00Z",
+            duration_s=0.1,
+        )
+    mcpdex("report", "--out", str(folder / "site"), "--registry", url)
+    return folder / "site"
+
+
+@pytest.fixture(scope="module")
+def peer_site(tmp_path_factory, npm_peer, py_peer) -> Path:
+    """Real peers inspected and saved by `mcpdex inspect --save`, then rendered by `mcpdex report`."""
+    folder = tmp_path_factory.mktemp("peers")
+    url = f"sqlite:///{folder / 'registry.sqlite'}"
+    mcpdex("inspect", "--save", "--registry", url, "--name", "memory", "--", *npm_peer("server-memory"))
+    for venv, label in (("time-old", "2025.9.25"), ("mcp-server-time", "2026.10.19")):
+        exe = py_peer(venv, "mcp-server-time")
+        mcpdex("inspect", "--save", "--registry", url, "--name", "time", "--version-label", label, "--", exe)
+    mcpdex("report", "--out", str(folder / "site"), "--registry", url)
+    return folder / "site"
+
+
+class Tab:
+    """One browser page that records anything a visitor should never see: dialogs, errors, requests."""
+
+    def __init__(self, browser, **options) -> None:
+        self.page = browser.new_page(**options)
+        self.problems: list[str] = []
+        self.page.on(
+            "dialog", lambda dialog: (self.problems.append(f"dialog {dialog.message}"), dialog.dismiss())
+        )
+        self.page.on("pageerror", lambda error: self.problems.append(f"page error {error}"))
+        self.page.on(
+            "console", lambda msg: msg.type == "error" and self.problems.append(f"console {msg.text}")
+        )
+        self.page.on(
+            "request", lambda r: r.url.startswith("file:") or self.problems.append(f"request {r.url}")
+        )
+
+    def open(self, path: Path):
+        self.problems.clear()
+        self.page.goto(path.as_uri())
+        return self.page
+
+
+def open_page(browser, path: Path, **options):
+    tab = Tab(browser, **options)
+    return tab.open(path), tab.problems
+
+
+def shot(page, name: str) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=False)
+
+
+def test_no_injected_script_runs_and_hostile_text_shows_literally(browser, hostile_site) -> None:
+    pages = sorted(hostile_site.rglob("*.html"))
+    assert len(pages) > 30
+    seen_text = ""
+    tab = Tab(browser)
+    for path in pages:
+        page, problems = tab.open(path), tab.problems
+        state = page.evaluate(
+            """() => ({
+                pwned: window.__pwned === undefined ? null : window.__pwned,
+                scripts: document.scripts.length,
+                images: document.images.length,
+                handlers: [...document.querySelectorAll('*')].flatMap(
+                    el => [...el.attributes].filter(a => a.name.startsWith('on')).map(a => a.name)),
+                links: [...document.links].map(a => a.protocol),
+            })"""
+        )
+        relative = path.relative_to(hostile_site)
+        assert problems == [], (relative, problems)
+        assert state["pwned"] is None, relative
+        assert state["scripts"] == 1 and state["images"] == 0 and state["handlers"] == [], (relative, state)
+        assert set(state["links"]) <= {"file:"}, (relative, state["links"])
+        if path.stat().st_size < 2_000_000:
+            seen_text += page.inner_text("body")
+        if relative.parts[-1] == "index.html" and relative.parent.name.startswith("script"):
+            shot(page, "hostile-server")
+    tab.page.close()
+    for payload in PAYLOADS:
+        assert payload in seen_text, payload
+    assert RTL in seen_text
+    index, _ = open_page(browser, hostile_site / "index.html")
+    index_text = index.inner_text("body")
+    assert "Plain" in index_text and "plain" in index_text and "../../etc" in index_text
+    assert index.locator("tbody tr").count() == len(PAYLOADS) + 6
+    shot(index, "hostile-index")
+    index.close()
+
+
+def test_every_file_stays_inside_the_site_folder(hostile_site) -> None:
+    for path in hostile_site.rglob("*"):
+        assert path.resolve().is_relative_to(hostile_site.resolve())
+        assert all(part not in {"..", "."} for part in path.relative_to(hostile_site).parts)
+    assert len(list((hostile_site / "servers").iterdir())) == len(PAYLOADS) + 6
+
+
+def test_the_huge_description_is_shown_in_full_on_its_tool_page(browser, hostile_site) -> None:
+    huge_pages = [p for p in hostile_site.glob("servers/etc-*/tools/etc-*.html")]
+    assert len(huge_pages) == 1
+    page, problems = open_page(browser, huge_pages[0])
+    text = page.locator("article.tool .prose").first.inner_text()
+    assert len(text) == len(HUGE) and problems == []
+    page.close()
+
+
+def test_a_visitor_filters_the_index_and_opens_a_server_and_a_tool(browser, peer_site) -> None:
+    page, problems = open_page(browser, peer_site / "index.html", viewport={"width": 1280, "height": 900})
+    assert page.get_by_role("heading", name="MCP servers").is_visible()
+    rows = page.locator("tbody tr")
+    assert rows.count() == 2
+    assert page.locator("figure.chart svg rect").count() == 8
+    shot(page, "index")
+
+    page.get_by_label("Filter servers").fill("tim")
+    assert [rows.nth(i).is_visible() for i in range(2)].count(True) == 1
+    assert page.get_by_role("status").inner_text() == "1 of 2 shown"
+    shot(page, "index-filtered")
+    page.get_by_label("Filter servers").fill("")
+    assert [rows.nth(i).is_visible() for i in range(2)].count(True) == 2
+
+    page.get_by_role("button", name="Tools").click()
+    counts = [int(rows.nth(i).locator("td.num").inner_text()) for i in range(2)]
+    assert counts == sorted(counts)
+    page.get_by_role("button", name="Tools").click()
+    counts = [int(rows.nth(i).locator("td.num").inner_text()) for i in range(2)]
+    assert counts == sorted(counts, reverse=True)
+
+    page.get_by_role("link", name="time", exact=True).click()
+    assert page.get_by_role("heading", name="Schema changelog", exact=True).is_visible()
+    assert page.get_by_role("heading", name="v2025.9.25").count() == 1
+    body = page.inner_text("body")
+    assert "First observed." in body and "Before" in body and "After" in body
+    assert "Usage Guidelines" in body and "Input Schema" in body
+    shot(page, "server")
+
+    page.get_by_role("link", name="convert_time").first.click()
+    assert page.get_by_role("heading", name="convert_time", level=1).is_visible()
+    table = page.get_by_role("table", name="Input schema of convert_time")
+    assert table.get_by_role("columnheader").all_inner_texts() == ["Name", "Required", "Type", "Description"]
+    assert "Yes" in table.inner_text()
+    shot(page, "tool")
+    page.get_by_role("link", name="Directory").click()
+    assert page.url.endswith("/index.html")
+    assert problems == []
+    page.close()
+
+
+def test_pages_fit_a_phone_and_follow_the_dark_scheme(browser, peer_site) -> None:
+    options = {"viewport": {"width": 375, "height": 740}, "color_scheme": "dark", "is_mobile": True}
+    for relative, name in (
+        ("index.html", "phone-dark-index"),
+        ("servers/memory/index.html", "phone-dark-server"),
+    ):
+        page, problems = open_page(browser, peer_site / relative, **options)
+        overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
+        assert overflow <= 1, (relative, overflow)
+        background = page.evaluate("() => getComputedStyle(document.body).backgroundColor")
+        assert background == "rgb(17, 20, 24)"
+        shot(page, name)
+        assert problems == []
+        page.close()
+
+
+def test_the_single_server_report_works_from_file_without_network(browser, peer_site, tmp_path) -> None:
+    out = tmp_path / "time.html"
+    registry = f"sqlite:///{peer_site.parent / 'registry.sqlite'}"
+    mcpdex("report", "time", "--out", str(out), "--registry", registry)
+    page, problems = open_page(browser, out)
+    page.get_by_role("link", name="get_current_time").first.click()
+    assert page.url.endswith("#tool-get_current_time")
+    assert problems == []
+    shot(page, "single-report")
+    page.close()
