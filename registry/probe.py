@@ -53,10 +53,6 @@ class Reply:
     structured: Any
     ms: float
 
-    @property
-    def error(self) -> str:
-        return "" if self.ok else self.text
-
     def payload(self) -> Any:
         """structuredContent when present, else the text parsed as JSON (None when it is not JSON)."""
         if self.structured is not None:
@@ -279,11 +275,6 @@ class Ctx:
 
     async def graph(self) -> Reply:
         return await self.call("read_graph", {})
-
-    def option(self, tool: str, prop: str) -> bool:
-        """Whether this server's ``tool`` declares input property ``prop``."""
-        schema = (self.tools.get(tool) or {}).get("inputSchema") or {}
-        return prop in (schema.get("properties") or {})
 
 
 def _error(reply: Reply) -> str:
@@ -1314,6 +1305,11 @@ async def _(c: Ctx) -> Outcome:
     return reply if isinstance(reply, Outcome) else expect(_status(reply) in ("invalid", "error"), True)
 
 
+def offers(tools: dict[str, dict], tool: str, prop: str) -> bool:
+    """Whether the server's ``tool`` declares the input property ``prop``."""
+    return prop in (((tools.get(tool) or {}).get("inputSchema") or {}).get("properties") or {})
+
+
 REQUIRED_TOOLS = ("create_entities", "delete_entities", "read_graph")
 
 
@@ -1324,11 +1320,7 @@ async def run_checks(
     results = []
     for number, spec in enumerate(CHECKS, start=1):
         missing = [t for t in spec.tools if t not in tools]
-        absent = [
-            f"{t}.{p}"
-            for t, p in spec.options
-            if p not in ((tools.get(t) or {}).get("inputSchema") or {}).get("properties", {})
-        ]
+        absent = [f"{t}.{p}" for t, p in spec.options if not offers(tools, t, p)]
         ctx = Ctx(session, number, static, tools)
         if missing:
             outcome = not_applicable(f"the server has no {', '.join(missing)}")
@@ -1404,11 +1396,8 @@ async def measure_reads(
 ) -> list[dict[str, Any]]:
     """Each read form once on the graph now loaded; unavailable forms say why."""
 
-    def offers(tool: str, prop: str) -> bool:
-        return prop in (((tools.get(tool) or {}).get("inputSchema") or {}).get("properties") or {})
-
     rows = [_cost("read_graph", {}, await session.call("read_graph", {}))]
-    if offers("read_graph", "observationLimit"):
+    if offers(tools, "read_graph", "observationLimit"):
         args = {"observationLimit": 0}
         rows.append(_cost("read_graph observationLimit 0", args, await session.call("read_graph", args)))
     else:
@@ -1421,7 +1410,7 @@ async def measure_reads(
             )
         )
     if "search_nodes" in tools:
-        if offers("search_nodes", "limit"):
+        if offers(tools, "search_nodes", "limit"):
             args = {"query": "project", "limit": 10}
             rows.append(_cost("search_nodes limit 10", args, await session.call("search_nodes", args)))
         else:
