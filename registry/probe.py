@@ -82,6 +82,7 @@ class Session:
 
     async def call(self, tool: str, arguments: dict[str, Any]) -> Reply:
         from mcp import MCPError
+        from pydantic import ValidationError
 
         started = time.perf_counter()
         try:
@@ -91,8 +92,9 @@ class Session:
             ms = (time.perf_counter() - started) * 1000
             self.timings.setdefault(tool, []).append(ms)
             return Reply(ok=False, text=f"MCP error {exc.code}: {exc}", structured=None, ms=ms)
-        except RuntimeError as exc:
-            # The SDK refuses structuredContent that does not match the tool's outputSchema.
+        except (RuntimeError, ValidationError) as exc:
+            # The SDK refuses structuredContent that does not match the tool's outputSchema, and
+            # results that are not valid MCP.
             ms = (time.perf_counter() - started) * 1000
             self.timings.setdefault(tool, []).append(ms)
             return Reply(ok=False, text=f"client rejected the result: {exc}", structured=None, ms=ms)
@@ -1329,7 +1331,13 @@ async def run_checks(
         elif spec.feature and not has_feature(static, spec.feature):
             outcome = not_applicable(f"the server advertises no {FEATURES_BY_ID[spec.feature].label.lower()}")
         else:
-            outcome = await spec.run(ctx)
+            try:
+                outcome = await spec.run(ctx)
+            except (AttributeError, KeyError, TypeError, ValueError, IndexError) as exc:
+                # A reply of a shape the check cannot read is a failure of that check, not of the probe.
+                outcome = Outcome(
+                    "fail", f"a reply of an unexpected shape ({type(exc).__name__}: {exc})", spec.title
+                )
         if ctx.names:
             await session.call("delete_entities", {"entityNames": sorted(ctx.names)})
         results.append(

@@ -50,7 +50,7 @@ FAULTS = {
 }
 
 
-def faulty_server() -> MCPServer:
+def faulty_server(*, related_as_names: bool = False) -> MCPServer:
     entities_store: list[dict[str, Any]] = []
     relations_store: list[dict[str, str]] = []
     server = MCPServer("faulty-memory", version="1.0.0")
@@ -156,21 +156,22 @@ def faulty_server() -> MCPServer:
         linked = {r["to"] for r in touching({name})} | {r["from"] for r in touching({name})}
         # Fault: full entities, however many.
         related = [e for e in entities_store if e["name"] in linked - {name}] if depth else []
+        if related_as_names:
+            related = [e["name"] for e in related]
         return {"status": "ok", "entity": entity, "related": related}
 
     return server
 
 
-async def test_each_fault_fails_exactly_its_checks():
-    server = faulty_server()
+async def probe_in_process(server: MCPServer) -> dict:
     async with Client(server, mode="legacy", cache=None) as client:
-        tools = [
-            t.model_dump(by_alias=True, mode="json", exclude_none=True)
-            for t in (await client.list_tools()).tools
-        ]
-        profile = await run_probe(
-            client, {"server": {"name": "faulty-memory"}, "tools": tools}, sizes=(5, 10)
-        )
+        listed = (await client.list_tools()).tools
+        tools = [t.model_dump(by_alias=True, mode="json", exclude_none=True) for t in listed]
+        return await run_probe(client, {"server": {"name": "faulty-memory"}, "tools": tools}, sizes=(5, 10))
+
+
+async def test_each_fault_fails_exactly_its_checks():
+    profile = await probe_in_process(faulty_server())
     outcomes = {row["id"]: row["outcome"] for row in profile["conformance"]["checks"]}
     expected = set().union(*FAULTS.values())
     assert expected <= set(outcomes)
@@ -179,3 +180,13 @@ async def test_each_fault_fails_exactly_its_checks():
     assert outcomes["create-skips-existing"] == outcomes["range-offset-past-end-empty"] == "pass"
     assert outcomes["find-windows-with-offsets"] == "n/a"
     assert len(outcomes) == len(CHECKS)
+
+
+async def test_a_reply_of_an_unexpected_shape_fails_its_check_and_the_probe_goes_on():
+    profile = await probe_in_process(faulty_server(related_as_names=True))
+    by_id = {row["id"]: row for row in profile["conformance"]["checks"]}
+    digest = by_id["depth-digests-are-short"]
+    assert digest["outcome"] == "fail"
+    assert digest["observed"].startswith("a reply of an unexpected shape (AttributeError")
+    assert by_id["depth-unknown-name-not-found"]["outcome"] == "pass"
+    assert profile["tokenCost"]["sizes"][1]["entities"] == 10
