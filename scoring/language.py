@@ -394,6 +394,29 @@ _NAME_PREFIX = re.compile(r"^\s*(?:\[[^\]]{1,40}\]|[^\w\s]{1,3})\s*")
 _LABEL = re.compile(r"^([\w.-]+(?: [\w.-]+){0,2}):\s+")  # "Bing search: ..." labels the text
 _VERB_MARKERS = frozenset(["will", "can", "to", "this", "it", "which", "that", "and", "then", "also"])
 _SKIPPABLE = frozenset(["for", "through", "across", "over", "into"])
+_CONTAINERS = frozenset(
+    [
+        "list",
+        "set",
+        "collection",
+        "number",
+        "array",
+        "summary",
+        "details",
+        "information",
+        "info",
+        "overview",
+        "kind",
+        "type",
+        "count",
+        "lists",
+        "data",
+        "metadata",
+        "content",
+        "contents",
+    ]
+)
+_OF = frozenset(["of", "about", "on", "for"])
 
 # Assertive and promotional wording: sentences carrying it are set aside and earn nothing.
 PRIORITY = cue(
@@ -650,10 +673,13 @@ def _find_purpose(sentence: str) -> tuple[str | None, str | None, int | None, st
         # The verb leads, or comes after a marker that makes it one ("..., this will search issues").
         if lemma is None or (position > 0 and words[position - 1].lower() not in _VERB_MARKERS):
             continue
-        resource_words = []
-        for follower in words[position + 1 : position + 8]:
+        resource_words: list[str] = []
+        for follower in words[position + 1 : position + 9]:
             lower = follower.lower()
             if lower in _BOUNDARY_WORDS:
+                if len(resource_words) == 1 and resource_words[0].lower() in _CONTAINERS and lower in _OF:
+                    resource_words = []  # "a list of components", "information about a summoner"
+                    continue
                 if resource_words or lower not in _SKIPPABLE:
                     break
                 continue
@@ -666,7 +692,21 @@ def _find_purpose(sentence: str) -> tuple[str | None, str | None, int | None, st
     return None, None, None, None, clause or stripped
 
 
-_TOKEN = re.compile(r"[A-Za-z0-9][\w.-]*[A-Za-z0-9]|[A-Za-z0-9]")
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*[A-Za-z0-9]|[A-Za-z0-9]")
+
+
+def _siblings_in(text: str, tokens: list[str], siblings: tuple[str, ...]) -> list[str]:
+    """Sibling names in the text; a plain-word name (``tempo``) counts only in code form or as a tool."""
+    present = set(tokens)
+    found = []
+    for sibling in siblings:
+        if len(sibling) < 3 or sibling not in present:
+            continue
+        if is_identifier(sibling) or re.search(
+            rf"[`'\"]{re.escape(sibling)}[`'\"]|\b{re.escape(sibling)}\s+(?:tool|function|command)", text
+        ):
+            found.append(sibling)
+    return found
 
 
 def is_identifier(token: str) -> bool:
@@ -762,7 +802,7 @@ def _informative(text: str) -> set[str]:
     }
 
 
-def _drop_padding(analysis: Analysis, name: str) -> None:
+def _drop_padding(analysis: Analysis, name: str, params: dict[str, Any]) -> None:
     """Set aside sentences after the first that add no word the description has not already said."""
     if not analysis.supported or len(analysis.sentences) < 2:
         return
@@ -770,7 +810,9 @@ def _drop_padding(analysis: Analysis, name: str) -> None:
     kept = analysis.sentences[:1]
     for sentence in analysis.sentences[1:]:
         new = _informative(sentence) - known
-        if new or any(char.isdigit() for char in sentence):
+        # "city: Name of the city" in an Args block documents a parameter; it is not padding.
+        documents_param = sentence.split(":", 1)[0].strip(" `*-") in params
+        if new or documents_param or any(char.isdigit() for char in sentence):
             kept.append(sentence)
             known |= new
         else:
@@ -791,9 +833,7 @@ def analyze(
     all_sentences = split_sentences(text)
     tokens = _TOKEN.findall(text)
     analysis.identifiers = [token for token in tokens if is_identifier(token)]
-    analysis.siblings_named = [
-        sibling for sibling in siblings if len(sibling) >= 3 and sibling in set(tokens)
-    ]
+    analysis.siblings_named = _siblings_in(text, tokens, siblings)
     seen: set[str] = set()
     for sentence in all_sentences:
         key = normalized(sentence)
@@ -817,7 +857,7 @@ def analyze(
                 analysis.set_aside.append(emphasis.group(0))
                 continue
         analysis.sentences.append(sentence)
-    _drop_padding(analysis, name)
+    _drop_padding(analysis, name, params or {})
     if not analysis.supported:
         return analysis
     sentences = analysis.sentences
