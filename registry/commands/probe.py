@@ -65,8 +65,10 @@ def probe(
     """Probe a knowledge-graph memory server started on an empty store, for this purpose.
 
     Runs a fixed scenario: conformance checks of the official server-memory semantics (and of the
-    lightweight read options where advertised), the token cost of each read form on a standard
-    graph at two sizes, and the latency of every tool. Everything it creates is deleted again.
+    lightweight, ranged and depth reads where advertised), the token cost of each read form on a
+    standard graph at two sizes, and the latency of every tool. Everything it creates is deleted
+    again; a non-empty graph is refused unless --force. Exit 0 when the probe ran, failed checks
+    included; 2 when it could not run.
 
     \b
     mcpdex probe --allow-writes --env MEMORY_FILE_PATH=/tmp/p.jsonl -- npx @modelcontextprotocol/server-memory
