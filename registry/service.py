@@ -13,6 +13,7 @@ import hashlib
 import json
 import logging
 import re
+import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
@@ -292,6 +293,32 @@ async def _brief_for(request: Request, server: str, digest: str | None) -> dict[
     return _score_brief(scorecard)
 
 
+# ---------------------------------------------------------------- the server list, briefly cached
+
+
+class _Summaries:
+    """The store's server list, reused for ``ttl_s`` seconds: listing every server costs a query per
+    server, and the list and every page need it. This process's own writes refresh it at once;
+    other processes' writes show within ``ttl_s``."""
+
+    def __init__(self, ttl_s: float = 1.0) -> None:
+        self._ttl_s = ttl_s
+        self._value: list[Any] | None = None
+        self._at = 0.0
+        self._lock = anyio.Lock()
+
+    async def get(self, store: Any) -> list[Any]:
+        async with self._lock:  # one refresh at a time; the requests queued behind it reuse its result
+            if self._value is None or time.monotonic() - self._at > self._ttl_s:
+                at = time.monotonic()
+                self._value = await _db(store.servers)
+                self._at = at
+            return self._value
+
+    def invalidate(self) -> None:
+        self._value = None
+
+
 # ---------------------------------------------------------------- the directory pages
 
 
@@ -311,8 +338,7 @@ class _Site:
         self._capacity = pages
         self._lock = anyio.Lock()
 
-    async def page(self, store: Any, path: str) -> bytes | None:
-        summaries = await _db(store.servers)
+    async def page(self, store: Any, summaries: list[Any], path: str) -> bytes | None:
         key = tuple((s.name, s.latest_digest, s.version_count, s.last_inspected_at) for s in summaries)
         async with self._lock:
             if key != self._key:
@@ -365,10 +391,11 @@ async def get_page(request: Request) -> Response:
         path = f"servers/{rest}index.html"
     else:
         path = f"servers/{rest}"
-    if rest and "." not in rest.rsplit("/", 1)[-1]:
+    if rest and not rest.endswith("/") and "." not in rest.rsplit("/", 1)[-1]:
         # A server folder without its slash: redirect, so the pages' relative links resolve.
         return RedirectResponse(request.url.path + "/", status_code=308)
-    body = await request.app.state.site.page(request.app.state.store, path)
+    store = request.app.state.store
+    body = await request.app.state.site.page(store, await request.app.state.summaries.get(store), path)
     if body is None:
         return HTMLResponse(
             '<!doctype html><title>Not found</title><p>No such page. <a href="/">The directory</a>.</p>',
@@ -420,7 +447,7 @@ async def list_servers(request: Request) -> Response:
     tiers = {t.strip().upper() for t in request.query_params.get("tier", "").split(",") if t.strip()}
     if not tiers <= _TIERS:
         raise ApiError(400, "invalid_parameter", "query parameter 'tier' takes letters from A, B, C, D, F")
-    summaries = await _db(request.app.state.store.servers)
+    summaries = await request.app.state.summaries.get(request.app.state.store)
     if query:
         summaries = [s for s in summaries if query in s.name.lower() or query in (s.title or "").lower()]
     items = []
@@ -529,6 +556,7 @@ async def submit_inspection(request: Request) -> Response:
         started_at=started_at,
         duration_s=float(body.get("durationS", 0.0)),
     )
+    request.app.state.summaries.invalidate()
     return JSONResponse(
         dataclasses.asdict(recorded),
         status_code=201 if recorded.new_version else 200,
@@ -869,6 +897,7 @@ def create_app(
     app = Starlette(routes=routes, lifespan=lifespan, exception_handlers=_exception_handlers())
     app.state.max_body_bytes = max_body_bytes
     app.state.site = _Site(template_dir)
+    app.state.summaries = _Summaries()
     app.state.scores = _ScoreCache()
     return app
 

@@ -459,3 +459,37 @@ def test_submitted_snapshot_is_stored_as_sent(client, secrets) -> None:
     submit(client, secrets["all"], copy.deepcopy(snapshot))
     stored = client.get(f"/api/servers/{SERVER}/versions/3.0.0").json()
     assert stored["tools"] == snapshot["tools"] and stored["digest"] == snapshot["digest"]
+
+
+# ------------------------------------------------------------------ the directory pages
+
+
+def test_pages_render_the_registry_and_escape_server_text(client, secrets) -> None:
+    hostile = make_snapshot("1.0.0")
+    hostile["server"]["title"] = "<script>alert('title')</script>"
+    hostile["tools"][0]["description"] = "Search. <img src=x onerror=alert(1)> Read-only."
+    hostile["digest"] = compute_digest(hostile)
+    submit(client, secrets["all"], hostile)
+    index = client.get("/")
+    assert index.status_code == 200 and index.headers["content-type"].startswith("text/html")
+    assert "frame-ancestors 'none'" in index.headers["content-security-policy"]
+    assert index.headers["x-content-type-options"] == "nosniff" and index.headers["etag"]
+    assert SERVER in index.text and "<script>alert(" not in index.text
+    entry = client.get("/index.json").json()["servers"][0]
+    assert entry["name"] == SERVER
+    folder = "/" + entry["href"].removesuffix("index.html")
+    assert client.get(folder.rstrip("/"), follow_redirects=False).status_code == 308
+    page = client.get(folder)
+    assert page.status_code == 200 and "search_notes" in page.text
+    assert "<img src=x" not in page.text and "&lt;img src=x" in page.text
+    assert client.get(folder, headers={"If-None-Match": page.headers["etag"]}).status_code == 304
+    assert client.get("/servers/no-such-server/").status_code == 404
+
+
+def test_pages_follow_new_submissions(client, secrets) -> None:
+    submit(client, secrets["all"], make_snapshot("1.0.0"))
+    first = client.get("/")
+    submit(client, secrets["all"], make_snapshot("1.0.0"), server="acme-second")
+    second = client.get("/")
+    assert "acme-second" not in first.text and "acme-second" in second.text
+    assert second.headers["etag"] != first.headers["etag"]
