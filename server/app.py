@@ -8,11 +8,11 @@ is compact JSON (or the delete message) instead of the SDK's pretty-printed dump
 from __future__ import annotations
 
 import functools
-import json
 from importlib import metadata
 from typing import Annotated, Any, Literal, NotRequired
 
 import anyio
+import pydantic_core
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
@@ -297,8 +297,14 @@ def _annotations(
     )
 
 
+def _compact_json(value: Any) -> str:
+    # pydantic-core's encoder writes the same compact, non-ASCII-preserving JSON as
+    # json.dumps(separators=(",", ":"), ensure_ascii=False), several times faster on large graphs.
+    return pydantic_core.to_json(value).decode()
+
+
 def _reply(structured: dict[str, Any], text: str | None = None) -> CallToolResult:
-    body = text if text is not None else json.dumps(structured, ensure_ascii=False, separators=(",", ":"))
+    body = text if text is not None else _compact_json(structured)
     return CallToolResult(content=[TextContent(type="text", text=body)], structured_content=structured)
 
 
@@ -655,6 +661,6 @@ def build_server(store: GraphStore) -> MemoryServer:
         mime_type="application/json",
     )
     def knowledge_graph() -> str:
-        return json.dumps(store.read_graph(), ensure_ascii=False, separators=(",", ":"))
+        return _compact_json(store.read_graph())
 
     return server

@@ -473,8 +473,10 @@ class _Tx:
         observations: dict[int, list[str]] = {row[0]: [] for row in rows}
         counts: dict[int, int] = dict.fromkeys(observations, 0)
         if observation_limit is None:
+            # Rowid order is the order added; for the whole table it is a sequential scan.
+            order = "id" if all_rows else "entity_id, id"
             for entity_id, content in self._conn.execute(
-                f"SELECT entity_id, content FROM observations {scope} ORDER BY entity_id, id", params
+                f"SELECT entity_id, content FROM observations {scope} ORDER BY {order}", params
             ):
                 observations[entity_id].append(content)
         else:
