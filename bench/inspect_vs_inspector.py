@@ -1,0 +1,76 @@
+"""Benchmark: ``mcpdex inspect`` against the official MCP Inspector CLI on the same server.
+
+Both list the tools of the official memory server over stdio (the Inspector with
+``--cli … --method tools/list``, mcpdex also writing the snapshot with ``--out``); runs alternate
+so machine load hits both alike. Prints the ratio of the medians first, then the raw figures,
+then how much of mcpdex's run is interpreter start-up and ``import mcp``.
+
+    .venv/bin/python bench/inspect_vs_inspector.py [--runs 7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+NPM = REPO / ".peers" / "npm"
+MEMORY_JS = NPM / "node_modules" / "@modelcontextprotocol" / "server-memory" / "dist" / "index.js"
+INSPECTOR_JS = NPM / "node_modules" / "@modelcontextprotocol" / "inspector" / "cli" / "build" / "cli.js"
+
+
+def timed(argv: list[str], env: dict[str, str], cwd: Path) -> float:
+    started = time.perf_counter()
+    result = subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True, timeout=120)
+    elapsed = time.perf_counter() - started
+    if result.returncode != 0:
+        raise SystemExit(f"{argv[:3]} failed ({result.returncode}): {result.stderr[-500:]}")
+    return elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=7)
+    args = parser.parse_args()
+    node = shutil.which("node")
+    if not (node and MEMORY_JS.exists() and INSPECTOR_JS.exists()):
+        raise SystemExit("needs node and the npm peers under .peers/npm (bash scripts/install-peers)")
+    work = Path(tempfile.mkdtemp(prefix="mcpdex-bench-"))
+    env = {**os.environ, "MEMORY_FILE_PATH": str(work / "memory.jsonl")}
+    server = [node, str(MEMORY_JS)]
+    memory_env = f"MEMORY_FILE_PATH={work / 'memory.jsonl'}"
+    ours = [sys.executable, "-m", "registry", "inspect", "--protocol-era", "legacy", "--format", "json",
+            "--out", str(work / "snap.json"), "--env", memory_env, "--", *server]  # fmt: skip
+    theirs = [node, str(INSPECTOR_JS), "--cli", "-e", memory_env, *server, "--method", "tools/list"]
+    startup = [sys.executable, "-c", "import mcp, registry.cli"]
+    bare = [sys.executable, "-c", "pass"]
+    # One warm-up each: page cache and bytecode, not what a user waits for twice.
+    for argv in (ours, theirs, startup):
+        timed(argv, env, REPO)
+    figures: dict[str, list[float]] = {"mcpdex": [], "inspector": [], "startup": [], "python": []}
+    for _ in range(args.runs):
+        figures["mcpdex"].append(timed(ours, env, REPO))
+        figures["inspector"].append(timed(theirs, env, NPM))
+        figures["startup"].append(timed(startup, env, REPO))
+        figures["python"].append(timed(bare, env, REPO))
+    median = {name: statistics.median(values) for name, values in figures.items()}
+    after_startup = median["mcpdex"] - median["startup"]
+    print(f"ratio mcpdex/inspector (whole run): {median['mcpdex'] / median['inspector']:.2f}")
+    print(f"ratio mcpdex after start-up / inspector whole run: {after_startup / median['inspector']:.2f}")
+    print(f"mcpdex inspect --out (median of {args.runs}): {median['mcpdex']:.3f} s")
+    print(f"inspector --cli tools/list (median of {args.runs}): {median['inspector']:.3f} s")
+    print(f"of mcpdex: interpreter start {median['python']:.3f} s, "
+          f"+ import mcp and the CLI {median['startup'] - median['python']:.3f} s, "
+          f"after start-up {after_startup:.3f} s")  # fmt: skip
+    print("raw (s): " + "; ".join(f"{k} " + " ".join(f"{v:.2f}" for v in vs) for k, vs in figures.items()))
+
+
+if __name__ == "__main__":
+    main()
