@@ -361,7 +361,10 @@ def _diff_schema(out: _Builder, tool: str, area: str, old: Any, new: Any, base: 
         ctx.add("type-changed", base, old, new)
         return
     located: dict[tuple[Any, ...], set[str]] = defaultdict(set)
-    found = DeepDiff(*_pruned(old, new), threshold_to_diff_deeper=0, view="tree")
+    # ignore_private_variables would skip property names starting with "__"; schemas have no privates.
+    found = DeepDiff(
+        *_pruned(old, new), threshold_to_diff_deeper=0, ignore_private_variables=False, view="tree"
+    )
     for levels in found.values():
         for level in levels:
             node, keyword = _owner(level.path(output_format="list"), old, new)

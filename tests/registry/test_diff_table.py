@@ -816,6 +816,14 @@ CASES: list[tuple[str, str, Any, Any, list[tuple[str, str]], str | None]] = [
         [("input-constraint-changed", "warning")],
         None,
     ),
+    (
+        "in-dunder-property-type-narrowed",
+        "in",
+        obj({"__private": NUM}),
+        obj({"__private": INT}),
+        [("input-type-narrowed", "breaking")],
+        "/properties/__private/type",
+    ),
     # several at once
     (
         "in-required-and-widened",
