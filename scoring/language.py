@@ -10,6 +10,7 @@ does not read (Chinese, for one) yield structure only: identifiers, length, sent
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -794,6 +795,24 @@ def _analyze_params(analysis: Analysis, sentences: list[str], params: dict[str, 
                 analysis.schema_restatements.append(clause.strip())
 
 
+# Parts are joined with NUL, which no pattern matches, so one scan serves every sentence.
+def _joined(parts: list[str]) -> tuple[str, list[int]]:
+    starts, offset = [], 0
+    for part in parts:
+        starts.append(offset)
+        offset += len(part) + 1
+    return "\x00".join(parts), starts
+
+
+def _first_match_per_part(cue: Cue, parts: list[str]) -> dict[int, re.Match[str]]:
+    """The first match of ``cue`` in each part, by part index, from one scan of the joined text."""
+    joined, starts = _joined(parts)
+    found: dict[int, re.Match[str]] = {}
+    for match in cue.finditer(joined):
+        found.setdefault(bisect_right(starts, match.start()) - 1, match)
+    return found
+
+
 def _informative(text: str) -> set[str]:
     return {
         word.lower()
@@ -835,15 +854,16 @@ def analyze(
     analysis.identifiers = [token for token in tokens if is_identifier(token)]
     analysis.siblings_named = _siblings_in(text, tokens, siblings)
     seen: set[str] = set()
-    for sentence in all_sentences:
+    priorities, promotions, emphases = (
+        _first_match_per_part(cue, all_sentences) for cue in (PRIORITY, PROMOTIONAL, EMPHASIS)
+    )
+    for index, sentence in enumerate(all_sentences):
         key = normalized(sentence)
         if key in seen and len(key) > 12:
             analysis.duplicate_sentences.append(sentence)
             continue
         seen.add(key)
-        priority = PRIORITY.search(sentence)
-        promotional = PROMOTIONAL.search(sentence)
-        emphasis = EMPHASIS.search(sentence)
+        priority, promotional, emphasis = priorities.get(index), promotions.get(index), emphases.get(index)
         if priority:
             analysis.priority.append(priority.group(0))
         analysis.assertive += [match.group(0) for match in (promotional, emphasis) if match]
@@ -872,24 +892,24 @@ def analyze(
     # The purpose clause states the action; disclosures are read in what follows it.
     first_rest = sentences[0].split(clause, 1)[-1] if clause else sentences[0]
     rest_parts = [part for part in (first_rest.strip(" ,;:–—-"), *sentences[1:]) if part]
-    for sentence in sentences:
-        if match := CONTRAST.search(sentence):
-            analysis.differentiation.append(match.group(0))
-        if match := USAGE_WHEN.search(sentence):
+    contrast, when, when_not, implied = (
+        _first_match_per_part(cue, sentences) for cue in (CONTRAST, USAGE_WHEN, USAGE_WHEN_NOT, USAGE_IMPLIED)
+    )
+    for index, sentence in enumerate(sentences):
+        if index in contrast:
+            analysis.differentiation.append(contrast[index].group(0))
+        if index in when:
             analysis.usage_when.append(sentence)
-        if match := USAGE_WHEN_NOT.search(sentence):
+        if index in when_not:
             analysis.usage_when_not.append(sentence)
-        elif USAGE_IMPLIED.search(sentence) and sentence is not sentences[0]:
+        elif index in implied and index > 0:
             analysis.usage_implied.append(sentence)
+    joined, starts = _joined(rest_parts)
     for category, pattern in DISCLOSURES.items():
-        for part in rest_parts:
-            if pattern.search(part):
-                analysis.disclosures[category] = part
-                break
-    for sentence in sentences:
-        if match := READ_ONLY_CLAIM.search(sentence):
-            analysis.read_only_claim = match.group(0)
-            break
+        if match := pattern.search(joined):
+            analysis.disclosures[category] = rest_parts[bisect_right(starts, match.start()) - 1]
+    if match := READ_ONLY_CLAIM.search(_joined(sentences)[0]):
+        analysis.read_only_claim = match.group(0)
     _analyze_params(analysis, sentences, params or {})
     return analysis
 

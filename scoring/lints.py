@@ -16,7 +16,6 @@ from scoring.rules import LINT_RULES
 from scoring.signals import has_type, properties_of, required_of
 
 TOOL_NAME = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
-_NETWORK_REF = re.compile(r'"\$ref":\s*"(https?://[^"]+)"')
 GENERIC_NAMES = frozenset(
     [
         "process",
@@ -237,8 +236,8 @@ def schema_findings(tool: dict[str, Any]) -> list[dict[str, Any]]:
                 f"required names {', '.join(missing)}, absent from properties",
             )
         )
-    for text in _NETWORK_REF.findall(_dump(schema)):
-        found.append(finding("network-ref", name, "Input schema", f"$ref {text}"))
+    for ref in _network_refs(schema):
+        found.append(finding("network-ref", name, "Input schema", f"$ref {ref}"))
     for prop_name, path, prop in _walk_properties(schema, "Input schema"):
         if not isinstance(prop, dict):
             continue
@@ -263,6 +262,19 @@ def schema_findings(tool: dict[str, Any]) -> list[dict[str, Any]]:
         if isinstance(prop.get("type"), list) and "null" in prop["type"] and len(prop["type"]) > 1:
             found.append(finding("nullable-type-array", name, path, f"type {prop['type']}"))
     return found
+
+
+def _network_refs(schema: Any) -> Iterator[str]:
+    """``$ref`` values that point at an http(s) location, anywhere in the schema."""
+    if isinstance(schema, dict):
+        for key, value in schema.items():
+            if key == "$ref" and isinstance(value, str) and value.startswith(("http://", "https://")):
+                yield value
+            elif isinstance(value, (dict, list)):
+                yield from _network_refs(value)
+    elif isinstance(schema, list):
+        for value in schema:
+            yield from _network_refs(value)
 
 
 def _dump(value: Any) -> str:

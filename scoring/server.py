@@ -8,6 +8,7 @@ the rubric's bands, lifecycle completeness from the create/read/update/delete ve
 from __future__ import annotations
 
 from collections import Counter
+from functools import lru_cache
 from itertools import combinations
 from typing import Any
 
@@ -25,6 +26,7 @@ from scoring.lints import GENERIC_NAMES, naming_convention
 from scoring.signals import properties_of
 
 
+@lru_cache(maxsize=16384)
 def _stem(word: str) -> str:
     word = word.lower()
     for suffix in ("ies", "es", "s"):
