@@ -672,7 +672,10 @@ def _find_purpose(sentence: str) -> tuple[str | None, str | None, int | None, st
     for position, word in enumerate(words[:14]):
         lemma = verb_lemma(word)
         # The verb leads, or comes after a marker that makes it one ("..., this will search issues").
-        if lemma is None or (position > 0 and words[position - 1].lower() not in _VERB_MARKERS):
+        before = words[position - 1].lower() if position else ""
+        # "Permanently delete ..." : a leading adverb does not hide the verb.
+        marked = before in _VERB_MARKERS or (position == 1 and before.endswith("ly"))
+        if lemma is None or (position > 0 and not marked):
             continue
         resource_words: list[str] = []
         for follower in words[position + 1 : position + 9]:
