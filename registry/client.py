@@ -9,15 +9,20 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 import httpx
 
 from registry.errors import NotFoundError, RegistryError, UsageError
+from registry.store import Recorded, ServerSummary
+
+if TYPE_CHECKING:
+    from registry.store import Store
 
 TOKEN_ENV = "MCPDEX_TOKEN"
 _RETRY_DELAYS = (0.5, 1.0, 2.0, 4.0)
+_MAX_PAGES = 1000  # 200 servers a page: a bound on listing, far above any directory's size
 
 
 def is_service_url(url: str | None) -> bool:
@@ -145,44 +150,69 @@ class RegistryClient:
         return self._request("POST", _server_path(server) + "/compatibility", json=snapshot, params=params)
 
 
-def record_inspection(
-    registry_url: str | None,
-    snapshot: dict[str, Any] | None,
-    *,
-    server: str,
-    error: str | None,
-    started_at: str,
-    duration_s: float,
-) -> Any:
-    """Record one inspection in a database registry or an ``mcpdex serve`` service, whichever the URL names.
+class ServiceRegistry:
+    """The store's interface, for the parts a client uses, over an ``mcpdex serve`` service.
 
-    Returns the store's ``Recorded`` in both cases, so callers print the same thing.
+    ``open_registry`` returns one for an http(s) URL, so ``inspect --save``, ``crawl``, ``check`` and
+    ``SERVER@VERSION`` lookups work the same against a database and a service.
     """
-    from registry.store import Recorded, open_store
 
-    if not is_service_url(registry_url):
-        with open_store(registry_url) as store:
-            return store.record_inspection(
-                snapshot,
-                server=server,
-                ok=snapshot is not None,
-                error=error,
-                started_at=started_at,
-                duration_s=duration_s,
-            )
-    with RegistryClient(registry_url) as client:  # type: ignore[arg-type]
-        answer = client.submit(server, snapshot, error=error, started_at=started_at, duration_s=duration_s)
-    return Recorded(
-        answer["server"], answer["version"], answer["digest"], answer["new_version"], answer["inspection_id"]
-    )
+    def __init__(self, url: str, *, token: str | None = None, timeout: float = 30.0) -> None:
+        self.url = url
+        self._client = RegistryClient(url, token=token, timeout=timeout)
+
+    def __enter__(self) -> ServiceRegistry:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._client.close()
+
+    def record_inspection(
+        self,
+        snapshot: dict[str, Any] | None,
+        *,
+        server: str,
+        ok: bool,
+        error: str | None,
+        started_at: str,
+        duration_s: float,
+    ) -> Recorded:
+        if ok != (snapshot is not None):
+            raise UsageError("an ok inspection carries a snapshot, a failed one its error")
+        answer = self._client.submit(
+            server, snapshot, error=error, started_at=started_at, duration_s=duration_s
+        )
+        return Recorded(
+            answer["server"],
+            answer["version"],
+            answer["digest"],
+            answer["new_version"],
+            answer["inspection_id"],
+        )
+
+    def snapshot(self, server: str, version: str | None = None) -> dict[str, Any]:
+        return self._client.snapshot(server, version)
+
+    def servers(self) -> list[ServerSummary]:
+        summaries: list[ServerSummary] = []
+        for page in range(1, _MAX_PAGES + 1):
+            answer = self._client.servers(page=page, per_page=200)
+            fields = ServerSummary.__dataclass_fields__
+            summaries += [
+                ServerSummary(**{k: v for k, v in item.items() if k in fields}) for item in answer["servers"]
+            ]
+            if not answer["next_page"]:
+                break
+        return summaries
 
 
-def fetch_snapshot(registry_url: str | None, server: str, version: str | None = None) -> dict[str, Any]:
-    """The recorded snapshot of ``server`` (latest when ``version`` is None) from a database or a service."""
-    if is_service_url(registry_url):
-        with RegistryClient(registry_url) as client:  # type: ignore[arg-type]
-            return client.snapshot(server, version)
+def open_registry(url: str | None = None) -> Store | ServiceRegistry:
+    """The registry ``url`` names: a database (``open_store``), or an ``mcpdex serve`` service for http(s)."""
+    if is_service_url(url):
+        return ServiceRegistry(url)  # type: ignore[arg-type]
     from registry.store import open_store
 
-    with open_store(registry_url) as store:
-        return store.snapshot(server, version)
+    return open_store(url)

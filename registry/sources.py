@@ -68,9 +68,9 @@ def _from_registry(spec: str, registry_url: str | None) -> dict[str, Any] | None
                 f"{spec}: no registry at {url} to look it up in; pass --registry or a snapshot file"
             )
         return None
-    from registry.store import open_store
+    from registry.client import open_registry
 
-    store = open_store(url)
+    store = open_registry(url)
     try:
         known = {summary.name for summary in store.servers()}
         if name not in known:

@@ -136,9 +136,9 @@ def crawl(
 
     store = None
     if save:
-        from registry.store import open_store
+        from registry.client import open_registry
 
-        store = open_store(registry_url)
+        store = open_registry(registry_url)
 
     def record(result: CrawlResult) -> None:
         if store is None:

@@ -182,16 +182,16 @@ def check(
 
 
 def _registry_baseline(url: str, against: str | None, current: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    from registry.client import open_registry
     from registry.errors import UsageError
     from registry.sources import split_server_spec
-    from registry.store import open_store
 
     name, version = (
         split_server_spec(against) if against else ((current.get("server") or {}).get("name"), None)
     )
     if not name:
         raise UsageError("the target reports no serverInfo.name; name the recorded server with --against")
-    with open_store(url) as store:
+    with open_registry(url) as store:
         snapshot = store.snapshot(name, version)
     return snapshot, f"{name}@{version or 'latest'} in the registry"
 
@@ -199,11 +199,11 @@ def _registry_baseline(url: str, against: str | None, current: dict[str, Any]) -
 def _record(url: str, against: str | None, current: dict[str, Any]) -> None:
     from datetime import UTC, datetime
 
+    from registry.client import open_registry
     from registry.sources import split_server_spec
-    from registry.store import open_store
 
     name = split_server_spec(against)[0] if against else (current.get("server") or {}).get("name")
-    with open_store(url) as store:
+    with open_registry(url) as store:
         store.record_inspection(
             current,
             server=name,

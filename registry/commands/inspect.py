@@ -75,9 +75,9 @@ def inspect(
 def _record(
     registry_url: str | None, snapshot: dict | None, server: str, error: str | None, at: str, duration: float
 ):
-    from registry.store import open_store
+    from registry.client import open_registry
 
-    with open_store(registry_url) as store:
+    with open_registry(registry_url) as store:
         return store.record_inspection(
             snapshot, server=server, ok=snapshot is not None, error=error, started_at=at, duration_s=duration
         )

@@ -6,6 +6,7 @@ so restarting it never disturbs the machine's shared server. Every loop is bound
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import shutil
@@ -424,3 +425,96 @@ def test_database_restart_gives_503_then_success_with_nothing_half_written(
     recorded_ids = {row.id for row in inspections}
     assert {answer["inspection_id"] for _, answer in acknowledged} <= recorded_ids
     assert len(inspections) - len(acknowledged) <= statuses[503]
+
+
+# ------------------------------------------------------------------ the commands against a live service
+
+
+def _mcpdex(*args: str, token: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "MCPDEX_TOKEN"}
+    if token:
+        env["MCPDEX_TOKEN"] = token
+    return subprocess.run(
+        [sys.executable, "-m", "registry", *args], capture_output=True, text=True, timeout=120, env=env
+    )
+
+
+def test_open_registry_gives_the_store_interface_over_http(sqlite_service) -> None:
+    from registry.client import ServiceRegistry, open_registry
+
+    service, secret = sqlite_service
+    with open_registry(service.url) as registry:
+        assert isinstance(registry, ServiceRegistry)
+        registry._client.token = secret
+        recorded = registry.record_inspection(
+            variant(7, "7.0.0"),
+            server="acme-iface",
+            ok=True,
+            error=None,
+            started_at="2026-11-29T18:00:00Z",
+            duration_s=0.2,
+        )
+        assert recorded.new_version and recorded.version == "7.0.0" and recorded.server == "acme-iface"
+        assert registry.snapshot("acme-iface")["digest"] == variant(7, "7.0.0")["digest"]
+        summary = next(s for s in registry.servers() if s.name == "acme-iface")
+        assert summary.latest_version == "7.0.0" and summary.version_count == 1 and summary.last_ok is True
+
+
+@pytest.mark.peers
+def test_inspect_save_then_check_against_the_service(sqlite_service, npm_peer, tmp_path) -> None:
+    service, secret = sqlite_service
+    argv = npm_peer("server-memory")
+    env_file = tmp_path / "memory.jsonl"
+    saved = _mcpdex(
+        "inspect",
+        "--save",
+        "--registry",
+        service.url,
+        "--name",
+        "acme-memory",
+        "--env",
+        f"MEMORY_FILE_PATH={env_file}",
+        "--",
+        *argv,
+        token=secret,
+    )
+    assert saved.returncode == 0, saved.stderr
+    assert "saved acme-memory@" in saved.stderr and "new version" in saved.stderr
+    snapshot = httpx.get(service.url + "/api/servers/acme-memory/snapshot", timeout=30).json()
+    assert "create_entities" in {tool["name"] for tool in snapshot["tools"]}
+    refused = _mcpdex("inspect", "--save", "--registry", service.url, "--name", "acme-memory", "--", *argv)
+    assert refused.returncode == 2 and "MCPDEX_TOKEN" in refused.stderr
+    checked = _mcpdex("check", "--registry", service.url, "--against", "acme-memory", "--", *argv)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    page = httpx.get(service.url + "/", timeout=60)
+    assert "acme-memory" in page.text
+
+
+@pytest.mark.peers
+def test_crawl_saves_successes_and_failures_to_the_service(sqlite_service, npm_peer, tmp_path) -> None:
+    service, secret = sqlite_service
+    argv = npm_peer("server-memory")
+    config = tmp_path / "servers.json"
+    config.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "acme-crawled": {
+                        "command": argv[0],
+                        "args": argv[1:],
+                        "env": {"MEMORY_FILE_PATH": str(tmp_path / "m.jsonl")},
+                    },
+                    "acme-broken": {"command": str(tmp_path / "no-such-server")},
+                }
+            }
+        )
+    )
+    crawled = _mcpdex(
+        "crawl", str(config), "--save", "--registry", service.url, "--timeout", "20", token=secret
+    )
+    assert crawled.returncode == 0, crawled.stderr
+    listing = {
+        s["name"]: s for s in httpx.get(service.url + "/api/servers", params={"q": "acme-"}).json()["servers"]
+    }
+    assert listing["acme-crawled"]["last_ok"] is True and listing["acme-crawled"]["version_count"] == 1
+    assert listing["acme-broken"]["last_ok"] is False and listing["acme-broken"]["version_count"] == 0
