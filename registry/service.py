@@ -630,7 +630,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "GET",
         "/api/servers",
         "listServers",
-        "List servers, newest inspection first, paginated.",
+        "List servers by name, paginated; filter by name or tier.",
         list_servers,
         (
             Param("q", "query", "Case-insensitive substring of the name or title."),
@@ -714,7 +714,16 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "checkCompatibility",
         "Diff a candidate snapshot against the latest (or a named) version without storing it.",
         check_compatibility,
-        (_NAME, _VERSION_Q),
+        (
+            _NAME,
+            _VERSION_Q,
+            Param(
+                "fail_on",
+                "query",
+                "The lowest change level that makes the candidate incompatible (default breaking).",
+                {"type": "string", "enum": ["breaking", "warning", "info"]},
+            ),
+        ),
         body="Snapshot",
         responses={
             200: "The changes and the verdict",
@@ -741,7 +750,14 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         get_snapshot_schema,
         responses=_OK,
     ),
-    Endpoint("GET", "/api/openapi.json", "getOpenAPI", "This document.", get_openapi, responses=_OK),
+    Endpoint(
+        "GET",
+        "/api/openapi.json",
+        "getOpenAPI",
+        "The OpenAPI description of this API.",
+        get_openapi,
+        responses=_OK,
+    ),
 )
 
 

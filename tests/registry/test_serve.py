@@ -495,3 +495,13 @@ def test_pages_follow_new_submissions(client, secrets) -> None:
     second = client.get("/")
     assert "acme-second" not in first.text and "acme-second" in second.text
     assert second.headers["etag"] != first.headers["etag"]
+
+
+def test_docs_list_every_endpoint_with_its_summary() -> None:
+    from pathlib import Path
+
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "http-service.md").read_text(encoding="utf-8")
+    for endpoint in ENDPOINTS:
+        auth = "token" if endpoint.auth else ""
+        row = f"| `{endpoint.method} {endpoint.path}` | {endpoint.summary} | {auth} |".replace("|  |", "| |")
+        assert row in docs, row
