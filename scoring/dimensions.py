@@ -92,10 +92,10 @@ def purpose(view: ToolView) -> Scored:
             "would let the purpose be verified and earn more."
         )
     if not a.sentences:
-        return 1, (
-            f"Only assertive or promotional wording ({quote(a.set_aside[0])}), which earns nothing. "
-            "State what the tool does with a specific verb and resource."
+        said = (
+            f"Only assertive or promotional wording ({quote(a.set_aside[0])})" if a.set_aside else "No words"
         )
+        return 1, f"{said}, which earns nothing. State what the tool does with a specific verb and resource."
     others = [s for s in a.siblings_named if s != view.name]
     if a.verb_kind and a.verb_kind != "vague" and a.resource:
         stated = f"States '{a.verb}' on '{a.resource}' ({quote(a.purpose_clause)})"
