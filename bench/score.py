@@ -34,8 +34,11 @@ def corpus_snapshots(path: Path) -> list[dict]:
     """One snapshot per server of the corpus."""
     servers = json.loads(path.read_text(encoding="utf-8"))
     return [
-        {"format": "mcpdex.snapshot/1", "server": {"name": key, "version": entry.get("version")},
-         "tools": entry["tools"]}
+        {
+            "format": "mcpdex.snapshot/1",
+            "server": {"name": key, "version": entry.get("version")},
+            "tools": entry["tools"],
+        }
         for server in servers
         for key, entry in server["tools"].items()
     ]
@@ -86,8 +89,10 @@ def whole_process(snapshots: list[dict], runs: int) -> tuple[float, float, int]:
                 tools.append(tool)
     with tempfile.TemporaryDirectory() as work:
         path = Path(work) / "snapshot.json"
-        path.write_text(dumps_snapshot({"format": "mcpdex.snapshot/1", "server": {"name": "corpus-100"},
-                                        "tools": tools}), encoding="utf-8")
+        path.write_text(
+            dumps_snapshot({"format": "mcpdex.snapshot/1", "server": {"name": "corpus-100"}, "tools": tools}),
+            encoding="utf-8",
+        )
         mcpdex = [sys.executable, "-m", "registry", "score", str(path), "--format", "json"]
         peer = [sys.executable, "-m", "json.tool", str(path)]
         ours, theirs = [], []
@@ -119,7 +124,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--corpus", type=Path, default=CORPUS)
-    parser.add_argument("--update-docs", action="store_true", help="rewrite the tables of docs/corpus-scores.md")
+    parser.add_argument(
+        "--update-docs", action="store_true", help="rewrite the tables of docs/corpus-scores.md"
+    )
     args = parser.parse_args()
     if not args.corpus.exists():
         raise SystemExit(f"the corpus is not at {args.corpus}")
@@ -134,11 +141,15 @@ def main() -> None:
     print(f"score / SDK Tool parsing, CPU time: {ours[1] / sdk[1]:.2f}x")
     print(f"score / jsonschema metaschema check, CPU time: {ours[1] / schema[1]:.2f}x")
     print(f"mcpdex score ({size} tools) / python -m json.tool, whole process: {process / peer:.2f}x")
-    print(f"score: {count} tools in {ours[0]:.3f} s wall, {ours[1]:.3f} s CPU = "
-          f"{count / ours[1]:.0f} tools per CPU-second ({count / ours[0]:.0f} per wall second)")
+    print(
+        f"score: {count} tools in {ours[0]:.3f} s wall, {ours[1]:.3f} s CPU = "
+        f"{count / ours[1]:.0f} tools per CPU-second ({count / ours[0]:.0f} per wall second)"
+    )
     print(f"SDK Tool.model_validate: {sdk[0]:.3f} s wall, {sdk[1]:.3f} s CPU")
     print(f"jsonschema check_schema: {schema[0]:.3f} s wall, {schema[1]:.3f} s CPU")
-    print(f"mcpdex score --format json, {size} tools, whole process: {process:.3f} s; json.tool: {peer:.3f} s")
+    print(
+        f"mcpdex score --format json, {size} tools, whole process: {process:.3f} s; json.tool: {peer:.3f} s"
+    )
 
 
 if __name__ == "__main__":
