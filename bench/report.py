@@ -11,7 +11,6 @@ Both run as child processes, so wall time and peak memory (max RSS) are theirs a
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import shutil
 import subprocess
@@ -130,14 +129,37 @@ def build_registry(url: str, servers: int, tools: int, versions: int) -> None:
 
 
 def measure(argv: list[str]) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MB) of one child process."""
+    """Wall seconds and peak memory (MB) of one child process, its worker processes included.
+
+    Memory is the largest sum of the resident sets of the process and its descendants, sampled
+    every 20 ms from /proc, so parallel workers count together.
+    """
     started = time.perf_counter()
     process = subprocess.Popen(argv, stdout=subprocess.DEVNULL)
-    _, status, usage = os.wait4(process.pid, 0)
+    peak = 0
+    while process.poll() is None:
+        peak = max(peak, _tree_rss_kb(process.pid))
+        time.sleep(0.02)
     elapsed = time.perf_counter() - started
-    if os.waitstatus_to_exitcode(status) != 0:
+    if process.returncode != 0:
         sys.exit(f"bench: {argv[:4]} failed")
-    return elapsed, usage.ru_maxrss / 1024
+    return elapsed, peak / 1024
+
+
+def _tree_rss_kb(pid: int) -> int:
+    total = 0
+    pending = [pid]
+    while pending:
+        current = pending.pop()
+        try:
+            for line in Path(f"/proc/{current}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+            for task in Path(f"/proc/{current}/task").iterdir():
+                pending.extend(int(child) for child in (task / "children").read_text().split())
+        except (FileNotFoundError, ProcessLookupError):
+            continue  # exited between samples
+    return total
 
 
 def tree_size(folder: Path) -> tuple[int, float]:

@@ -12,15 +12,16 @@ import hashlib
 import json
 import re
 import unicodedata
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cache
 from typing import Any, TypedDict
 
 from markupsafe import Markup
 
 from registry.snapshot import server_version
-from registry.templating import render
+from registry.templating import environment, render
 
 SITE_FORMAT = "mcpdex.site/1"
 
@@ -298,17 +299,17 @@ def _change_view(change: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _changelog(versions: Sequence[VersionEntry], tool: str | None = None) -> list[dict[str, Any]]:
-    """Newest version first; each with its changes (only ``tool``'s when given)."""
+def _changelog(versions: Sequence[VersionEntry], template_dir: str | None) -> list[dict[str, Any]]:
+    """Newest version first, each with its changes, every change rendered once."""
+    macros = environment(template_dir).get_template("_macros.html.j2").module
     entries = []
     for index, version in reversed(list(enumerate(versions))):
-        changes = [c for c in version.get("changes") or [] if tool is None or c.get("tool") == tool]
-        if tool is not None and index and not changes:
-            continue
         views = sorted(
-            (_change_view(change) for change in changes),
+            (_change_view(change) for change in version.get("changes") or []),
             key=lambda c: (-LEVEL_RANK[c["level"]], c["tool"], c["where"], c["rule"]),
         )
+        for view in views:
+            view["html"] = macros.change_item(view)
         entries.append(
             {
                 "label": _as_text(version.get("label")),
@@ -316,12 +317,28 @@ def _changelog(versions: Sequence[VersionEntry], tool: str | None = None) -> lis
                 "date": format_date(version.get("first_seen")),
                 "datetime": _as_text(version.get("first_seen")),
                 "digest": _as_text(version.get("digest")),
-                "changes": views,
-                "level": _top_level(views),
-                "counts": {level: sum(c["level"] == level for c in views) for level in LEVEL_RANK},
+                **_counted(views),
             }
         )
     return entries
+
+
+def _counted(views: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "changes": views,
+        "level": _top_level(views),
+        "counts": {level: sum(c["level"] == level for c in views) for level in LEVEL_RANK},
+    }
+
+
+def _tool_changelog(entries: list[dict[str, Any]], tool: str) -> list[dict[str, Any]]:
+    """The versions that changed ``tool`` (and the first one), with only its changes."""
+    kept = []
+    for entry in entries:
+        views = [view for view in entry["changes"] if view["tool"] == tool]
+        if views or entry["first"]:
+            kept.append({**entry, **_counted(views)})
+    return kept
 
 
 def _top_level(changes: Iterable[dict[str, Any]]) -> str:
@@ -547,6 +564,7 @@ def _tier_for(score: float) -> str:
 # ---------------------------------------------------------------- pages
 
 
+@cache
 def _assets(template_dir: str | None) -> dict[str, Any]:
     """Inline CSS and script with their CSP hashes, so pages allow nothing else to run."""
     css = render("_site.css", template_dir)
@@ -565,17 +583,32 @@ def _csp_hash(text: str) -> str:
     return "sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
 
 
-def _server_context(server: ServerData, tool_slugs: Sequence[str]) -> dict[str, Any]:
+def _with_parts(tools: list[dict[str, Any]], template_dir: str | None) -> list[dict[str, Any]]:
+    """Render each tool's tables and scores once; its server page and tool page both show them."""
+    macros = environment(template_dir).get_template("_macros.html.j2").module
+    for tool in tools:
+        tool["parts"] = {
+            "input": macros.input_part(tool),
+            "output": macros.output_part(tool),
+            "scores": macros.scores_part(tool) if tool["score"] else "",
+            "findings": macros.findings_list(tool["findings"]) if tool["findings"] else "",
+        }
+    return tools
+
+
+def _server_context(
+    server: ServerData, tool_slugs: Sequence[str], template_dir: str | None
+) -> dict[str, Any]:
     return {
         "server": _overview(server),
         "roll_up": _server_score_view(server.scorecard),
-        "tools": _tool_views(server, tool_slugs),
+        "tools": _with_parts(_tool_views(server, tool_slugs), template_dir),
         "server_findings": [
             _finding_view(f)
             for f in (server.scorecard or {}).get("findings") or []
             if isinstance(f, dict) and not f.get("tool")
         ],
-        "changelog": _changelog(server.versions),
+        "changelog": _changelog(server.versions, template_dir),
         "inspections": _inspection_views(server.inspections),
         "profile": server.profile,
     }
@@ -595,17 +628,19 @@ def server_document(server: ServerData) -> dict[str, Any]:
 
 
 def _json_bytes(value: Any) -> bytes:
-    return (json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
+    # Compact separators keep json on its C encoder: several times faster than indented output.
+    return (json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n").encode(
+        "utf-8"
+    )
 
 
 def render_server_report(server: ServerData, *, template_dir: str | None = None) -> str:
     """One self-contained HTML page for one server: every tool inline, no links out."""
-    slugs = assign_slugs([_as_text(tool.get("name")) for tool in _tools(server.snapshot)], "tool")
     return render(
         "server.html.j2",
         template_dir,
         **_assets(template_dir),
-        **_server_context(server, slugs),
+        **_server_context(server, tool_slugs(server), template_dir),
         standalone=True,
         root="",
     )
@@ -613,8 +648,7 @@ def render_server_report(server: ServerData, *, template_dir: str | None = None)
 
 def render_markdown(server: ServerData, *, template_dir: str | None = None) -> str:
     """The pull-request comment form of a server report."""
-    slugs = assign_slugs([_as_text(tool.get("name")) for tool in _tools(server.snapshot)], "tool")
-    context = _server_context(server, slugs)
+    context = _server_context(server, tool_slugs(server), template_dir)
     return render("report.md.j2", template_dir, md=escape_markdown, code=markdown_code, **context)
 
 
@@ -635,134 +669,97 @@ def markdown_code(text: Any) -> str:
     return f"{fence}{pad}{value}{pad}{fence}"
 
 
-class SiteFiles(Mapping[str, bytes]):
-    """The files of a static site, rendered on access so a large registry never sits in memory.
+def tool_slugs(server: ServerData) -> list[str]:
+    """The file-name stems of a server's tool pages, in snapshot order."""
+    return assign_slugs([_as_text(tool.get("name")) for tool in _tools(server.snapshot)], "tool")
 
-    Keys are relative POSIX paths made only of our slugs; iteration is sorted.
+
+def server_slugs(names: Iterable[str]) -> dict[str, str]:
+    """Each server name's folder under ``servers/``; assigned over the sorted names, so stable."""
+    ordered = sorted(set(names))
+    return dict(zip(ordered, assign_slugs(ordered, "server"), strict=True))
+
+
+def render_server_files(
+    server: ServerData, slug: str, *, template_dir: str | None = None
+) -> dict[str, bytes]:
+    """One server's part of the site: its page, a page per tool, and the JSON beside each."""
+    folder = f"servers/{slug}"
+    slugs = tool_slugs(server)
+    context = _server_context(server, slugs, template_dir)
+    assets = _assets(template_dir)
+    files = {
+        f"{folder}/index.html": render(
+            "server.html.j2", template_dir, **assets, **context, standalone=False, root="../../"
+        ).encode("utf-8"),
+        f"{folder}/index.json": _json_bytes(server_document(server)),
+    }
+    for tool, view in zip(_tools(server.snapshot), context["tools"], strict=True):
+        page = render(
+            "tool.html.j2",
+            template_dir,
+            **assets,
+            **context,
+            tool=view,
+            tool_changelog=_tool_changelog(context["changelog"], view["name"]),
+            root="../../../",
+        )
+        files[f"{folder}/tools/{view['slug']}.html"] = page.encode("utf-8")
+        files[f"{folder}/tools/{view['slug']}.json"] = _json_bytes(_tool_document(server, tool))
+    return files
+
+
+def render_index_files(
+    rows: Sequence[dict[str, Any]], *, template_dir: str | None = None
+) -> dict[str, bytes]:
+    """``index.html`` and ``index.json`` from the servers' ``summary_row``s."""
+    rows = sorted(rows, key=lambda row: row["name"])
+    html = render(
+        "index.html.j2",
+        template_dir,
+        **_assets(template_dir),
+        rows=rows,
+        chart=score_chart(row["overall"] for row in rows),
+        tiers=TIERS,
+        root="",
+    )
+    index = [{key: value for key, value in row.items() if key != "tier_rank"} for row in rows]
+    return {
+        "index.html": html.encode("utf-8"),
+        "index.json": _json_bytes({"format": SITE_FORMAT, "servers": index}),
+    }
+
+
+def render_site(servers: Iterable[ServerData], *, template_dir: str | None = None) -> dict[str, bytes]:
+    """The whole directory: ``index.html``, a page per server and per tool, JSON beside each.
+
+    For a large registry, call ``render_server_files`` per server and ``render_index_files``
+    once instead, so only one server is in memory at a time (what ``mcpdex report`` does).
     """
-
-    def __init__(self, servers: Iterable[ServerData], template_dir: str | None = None) -> None:
-        self._template_dir = template_dir
-        self._servers = sorted(servers, key=lambda server: server.name)
-        self._slugs = assign_slugs([server.name for server in self._servers], "server")
-        self._files: dict[str, tuple[str, int, int]] = {
-            "index.html": ("index", -1, -1),
-            "index.json": ("index-json", -1, -1),
-        }
-        self._tool_slugs: list[list[str]] = []
-        for position, (server, slug) in enumerate(zip(self._servers, self._slugs, strict=True)):
-            tool_slugs = assign_slugs([_as_text(t.get("name")) for t in _tools(server.snapshot)], "tool")
-            self._tool_slugs.append(tool_slugs)
-            self._files[f"servers/{slug}/index.html"] = ("server", position, -1)
-            self._files[f"servers/{slug}/index.json"] = ("server-json", position, -1)
-            for tool_index, tool_slug in enumerate(tool_slugs):
-                self._files[f"servers/{slug}/tools/{tool_slug}.html"] = ("tool", position, tool_index)
-                self._files[f"servers/{slug}/tools/{tool_slug}.json"] = ("tool-json", position, tool_index)
-        self._keys = sorted(self._files)
-        self._asset_cache: dict[str, Any] | None = None
-        # Pages are read in path order, so a server's pages come together: keep its context once.
-        self._context_cache: tuple[int, dict[str, Any]] | None = None
-
-    def __len__(self) -> int:
-        return len(self._keys)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._keys)
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._files
-
-    def __getitem__(self, path: str) -> bytes:
-        kind, position, tool_index = self._files[path]
-        if kind == "index":
-            return self._index_html().encode("utf-8")
-        if kind == "index-json":
-            return _json_bytes(
-                {"format": SITE_FORMAT, "servers": [self._index_entry(i) for i in range(len(self._servers))]}
-            )
-        server = self._servers[position]
-        if kind == "server-json":
-            return _json_bytes(server_document(server))
-        if kind == "server":
-            return self._page("server.html.j2", server, position, root="../../", standalone=False)
-        tool = _tools(server.snapshot)[tool_index]
-        if kind == "tool-json":
-            return _json_bytes(self._tool_document(server, tool))
-        return self._page("tool.html.j2", server, position, root="../../../", tool_index=tool_index)
-
-    def _assets(self) -> dict[str, Any]:
-        if self._asset_cache is None:
-            self._asset_cache = _assets(self._template_dir)
-        return self._asset_cache
-
-    def _index_entry(self, position: int) -> dict[str, Any]:
-        row = summary_row(self._servers[position], self._slugs[position])
-        return {
-            key: row[key]
-            for key in (
-                "name",
-                "slug",
-                "href",
-                "title",
-                "version",
-                "tools",
-                "overall",
-                "tier",
-                "last",
-                "change_level",
-                "version_count",
-            )
-        }
-
-    def _index_html(self) -> str:
-        rows = [summary_row(server, slug) for server, slug in zip(self._servers, self._slugs, strict=True)]
-        return render(
-            "index.html.j2",
-            self._template_dir,
-            **self._assets(),
-            rows=rows,
-            chart=score_chart(row["overall"] for row in rows),
-            tiers=TIERS,
-            root="",
-        )
-
-    def _page(self, template: str, server: ServerData, position: int, **extra: Any) -> bytes:
-        if self._context_cache is None or self._context_cache[0] != position:
-            self._context_cache = (position, _server_context(server, self._tool_slugs[position]))
-        context = self._context_cache[1]
-        if "tool_index" in extra:
-            tool = context["tools"][extra.pop("tool_index")]
-            extra["tool"] = tool
-            extra["tool_changelog"] = _changelog(server.versions, tool["name"])
-        html = render(template, self._template_dir, **self._assets(), **context, **extra)
-        return html.encode("utf-8")
-
-    @staticmethod
-    def _tool_document(server: ServerData, tool: dict[str, Any]) -> dict[str, Any]:
-        name = tool.get("name")
-        card = next(
-            (
-                c
-                for c in (server.scorecard or {}).get("tools") or []
-                if isinstance(c, dict) and c.get("name") == name
-            ),
-            None,
-        )
-        return {
-            "format": SITE_FORMAT,
-            "server": server.name,
-            "version": server_version(server.snapshot),
-            "tool": tool,
-            "score": card,
-            "changes": [
-                {"version": version["label"], "change": change}
-                for version in server.versions
-                for change in version.get("changes") or []
-                if change.get("tool") == name
-            ],
-        }
+    servers = list(servers)
+    slugs = server_slugs(server.name for server in servers)
+    files: dict[str, bytes] = {}
+    rows = []
+    for server in servers:
+        files.update(render_server_files(server, slugs[server.name], template_dir=template_dir))
+        rows.append(summary_row(server, slugs[server.name]))
+    files.update(render_index_files(rows, template_dir=template_dir))
+    return dict(sorted(files.items()))
 
 
-def render_site(servers: Iterable[ServerData], *, template_dir: str | None = None) -> SiteFiles:
-    """The whole directory: ``index.html``, a page per server and per tool, JSON beside each."""
-    return SiteFiles(servers, template_dir)
+def _tool_document(server: ServerData, tool: dict[str, Any]) -> dict[str, Any]:
+    name = tool.get("name")
+    cards = (server.scorecard or {}).get("tools") or []
+    return {
+        "format": SITE_FORMAT,
+        "server": server.name,
+        "version": server_version(server.snapshot),
+        "tool": tool,
+        "score": next((c for c in cards if isinstance(c, dict) and c.get("name") == name), None),
+        "changes": [
+            {"version": version["label"], "change": change}
+            for version in server.versions
+            for change in version.get("changes") or []
+            if change.get("tool") == name
+        ],
+    }

@@ -17,6 +17,8 @@ if TYPE_CHECKING:
 
 # Inspections listed on a server page; older ones stay in the registry.
 _INSPECTIONS_SHOWN = 20
+# Below this many servers per worker, starting worker processes costs more than it saves.
+_MIN_SERVERS_PER_JOB = 25
 
 
 @click.command("report")
@@ -43,12 +45,16 @@ _INSPECTIONS_SHOWN = 20
 @click.option(
     "--registry", "registry_url", metavar="URL", help="sqlite:///PATH or postgresql://… (MCPDEX_REGISTRY)."
 )
+@click.option(
+    "--jobs", type=click.IntRange(min=1), help="Worker processes for a site (default: one per CPU)."
+)
 def report(
     out: str | None,
     fmt: str,
     since: str | None,
     template_dir: str | None,
     registry_url: str | None,
+    jobs: int | None,
     **target: Any,
 ) -> None:
     """Render directory pages for the whole registry, or a report of one server.
@@ -69,7 +75,9 @@ def report(
             raise UsageError(
                 "--format and --since apply to a report on one server; name a SNAPSHOT or TARGET"
             )
-        count, servers = write_site(Path(out), registry_url=registry_url, template_dir=template_dir)
+        count, servers = write_site(
+            Path(out), registry_url=registry_url, template_dir=template_dir, jobs=jobs
+        )
         click.echo(f"wrote {count} files for {servers} servers to {out}", err=True)
         return
     text = render_one(target, fmt=fmt, since=since, registry_url=registry_url, template_dir=template_dir)
@@ -80,16 +88,62 @@ def report(
         click.echo(text, nl=False)
 
 
-def write_site(out: Path, *, registry_url: str | None, template_dir: str | None) -> tuple[int, int]:
-    """Render every server of the registry into ``out``; returns (files written or unchanged, servers)."""
-    from registry.render import render_site
+def write_site(
+    out: Path, *, registry_url: str | None, template_dir: str | None, jobs: int | None = None
+) -> tuple[int, int]:
+    """Render every server of the registry into ``out``; returns (files, servers).
+
+    Servers are judged and rendered one at a time, in ``jobs`` worker processes (default: one per
+    CPU), so memory stays flat however large the registry; the index is rendered last.
+    """
+    from registry.paths import default_registry_url
+    from registry.render import render_index_files, server_slugs
     from registry.store import open_store
 
-    with open_store(registry_url) as store:
-        servers = [server_data(store, summary.name) for summary in store.servers()]
-    files = render_site(servers, template_dir=template_dir)
+    url = registry_url or default_registry_url()
+    with open_store(url) as store:
+        slugs = server_slugs(summary.name for summary in store.servers())
     root = out.resolve()
     root.mkdir(parents=True, exist_ok=True)
+    names = list(slugs)
+    if jobs is None:
+        jobs = min(_cpu_count(), len(names) // _MIN_SERVERS_PER_JOB)
+    jobs = max(1, min(jobs, len(names)))
+    batches = [[(name, slugs[name]) for name in names[start::jobs]] for start in range(jobs)]
+    if jobs == 1:
+        results = [_render_batch(url, template_dir, str(root), batches[0])]
+    else:
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(jobs) as pool:
+            results = list(
+                pool.map(_render_batch, [url] * jobs, [template_dir] * jobs, [str(root)] * jobs, batches)
+            )
+    rows = [row for batch_rows, _ in results for row in batch_rows]
+    index = render_index_files(rows, template_dir=template_dir)
+    _write_files(root, index)
+    return sum(count for _, count in results) + len(index), len(names)
+
+
+def _render_batch(
+    url: str, template_dir: str | None, root: str, batch: list[tuple[str, str]]
+) -> tuple[list[dict[str, Any]], int]:
+    """Judge, render and write the servers of one batch; returns their index rows and the file count."""
+    from registry.render import render_server_files, summary_row
+    from registry.store import open_store
+
+    rows, count = [], 0
+    with open_store(url) as store:
+        for name, slug in batch:
+            data = server_data(store, name)
+            files = render_server_files(data, slug, template_dir=template_dir)
+            _write_files(Path(root), files)
+            rows.append(summary_row(data, slug))
+            count += len(files)
+    return rows, count
+
+
+def _write_files(root: Path, files: dict[str, bytes]) -> None:
     for relative, body in files.items():
         path = (root / relative).resolve()
         if not path.is_relative_to(root):  # slugs never escape; this guards the writer all the same
@@ -99,7 +153,13 @@ def write_site(out: Path, *, registry_url: str | None, template_dir: str | None)
         if path.is_file() and path.stat().st_size == len(body) and path.read_bytes() == body:
             continue
         path.write_bytes(body)
-    return len(files), len(servers)
+
+
+def _cpu_count() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
 
 def server_data(store: Store, name: str, version: str | None = None) -> ServerData:
