@@ -298,25 +298,41 @@ async def _brief_for(request: Request, server: str, digest: str | None) -> dict[
 
 class _Summaries:
     """The store's server list, reused for ``ttl_s`` seconds: listing every server costs a query per
-    server, and the list and every page need it. This process's own writes refresh it at once;
-    other processes' writes show within ``ttl_s``."""
+    server, and the list and every page need it. Past ``ttl_s`` one request refreshes it while the
+    others keep the previous list; this process's own writes make the next request wait for a fresh
+    one, so other processes' writes show within about ``ttl_s``."""
 
     def __init__(self, ttl_s: float = 1.0) -> None:
         self._ttl_s = ttl_s
         self._value: list[Any] | None = None
         self._at = 0.0
+        self._stale = True
+        self._refreshing = False
         self._lock = anyio.Lock()
 
     async def get(self, store: Any) -> list[Any]:
-        async with self._lock:  # one refresh at a time; the requests queued behind it reuse its result
-            if self._value is None or time.monotonic() - self._at > self._ttl_s:
-                at = time.monotonic()
-                self._value = await _db(store.servers)
-                self._at = at
+        if self._value is not None and not self._stale and time.monotonic() - self._at > self._ttl_s:
+            if not self._refreshing:
+                self._refreshing = True
+                try:
+                    await self._refresh(store)
+                finally:
+                    self._refreshing = False
             return self._value
+        if self._value is None or self._stale:
+            async with self._lock:
+                if self._value is None or self._stale:
+                    await self._refresh(store)
+        return self._value
+
+    async def _refresh(self, store: Any) -> None:
+        at = time.monotonic()
+        self._stale = False
+        value = await _db(store.servers)
+        self._value, self._at = value, at
 
     def invalidate(self) -> None:
-        self._value = None
+        self._stale = True
 
 
 # ---------------------------------------------------------------- the directory pages
