@@ -12,7 +12,7 @@ import hashlib
 import json
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
@@ -730,21 +730,59 @@ def render_index_files(
     }
 
 
-def render_site(servers: Iterable[ServerData], *, template_dir: str | None = None) -> dict[str, bytes]:
+class SiteFiles(Mapping[str, bytes]):
+    """The files of a static site, each server's rendered when one of its files is first read.
+
+    Keys are relative POSIX paths made only of our slugs, iterated in sorted order; reading them in
+    order renders each server once, and only one server's files are held at a time.
+    """
+
+    def __init__(self, servers: Iterable[ServerData], template_dir: str | None = None) -> None:
+        self._template_dir = template_dir
+        self._servers = sorted(servers, key=lambda server: server.name)
+        self._slugs = server_slugs(server.name for server in self._servers)
+        self._owner: dict[str, int] = {"index.html": -1, "index.json": -1}
+        for position, server in enumerate(self._servers):
+            folder = f"servers/{self._slugs[server.name]}"
+            for name in ("index.html", "index.json"):
+                self._owner[f"{folder}/{name}"] = position
+            for slug in tool_slugs(server):
+                self._owner[f"{folder}/tools/{slug}.html"] = position
+                self._owner[f"{folder}/tools/{slug}.json"] = position
+        self._keys = sorted(self._owner)
+        self._index: dict[str, bytes] | None = None
+        self._current: tuple[int, dict[str, bytes]] = (-2, {})
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys)
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._owner
+
+    def __getitem__(self, path: str) -> bytes:
+        position = self._owner[path]
+        if position < 0:
+            if self._index is None:
+                rows = [summary_row(server, self._slugs[server.name]) for server in self._servers]
+                self._index = render_index_files(rows, template_dir=self._template_dir)
+            return self._index[path]
+        if self._current[0] != position:
+            server = self._servers[position]
+            files = render_server_files(server, self._slugs[server.name], template_dir=self._template_dir)
+            self._current = (position, files)
+        return self._current[1][path]
+
+
+def render_site(servers: Iterable[ServerData], *, template_dir: str | None = None) -> SiteFiles:
     """The whole directory: ``index.html``, a page per server and per tool, JSON beside each.
 
-    For a large registry, call ``render_server_files`` per server and ``render_index_files``
-    once instead, so only one server is in memory at a time (what ``mcpdex report`` does).
+    A mapping of relative path to bytes, rendered lazily. ``mcpdex report`` instead calls
+    ``render_server_files`` per server (in worker processes) and ``render_index_files`` once.
     """
-    servers = list(servers)
-    slugs = server_slugs(server.name for server in servers)
-    files: dict[str, bytes] = {}
-    rows = []
-    for server in servers:
-        files.update(render_server_files(server, slugs[server.name], template_dir=template_dir))
-        rows.append(summary_row(server, slugs[server.name]))
-    files.update(render_index_files(rows, template_dir=template_dir))
-    return dict(sorted(files.items()))
+    return SiteFiles(servers, template_dir)
 
 
 def _tool_document(server: ServerData, tool: dict[str, Any]) -> dict[str, Any]:
