@@ -533,6 +533,12 @@ DISCLOSURES: dict[str, Cue] = {
     ),
 }
 READ_ONLY_CLAIM = DISCLOSURES["read-only"]
+_RETURNS_LEAD = re.compile(
+    r"^\W*(?:it\s+|this\s+tool\s+)?(?:returns?|outputs?|responds?|yields|gives|(?:the\s+)?(?:result|response|"
+    r"output)s?\b)",
+    _I,
+)
+_READ_IN_RETURNS = frozenset(["return shape", "errors", "pagination", "scope and limits"])
 
 PARAM_CUE = cue(
     r"(?:\d|\"[^\"]+\"|'[^']+'|`[^`]+`|\b(?:e\.g\.|for\s+example|such\s+as|like|format|iso[ -]?8601|"
@@ -907,10 +913,14 @@ def analyze(
             analysis.usage_when_not.append(sentence)
         elif index in implied and index > 0:
             analysis.usage_implied.append(sentence)
-    joined, starts = _joined(rest_parts)
+    # A "Returns … including size, permissions, modified time" sentence lists fields; it discloses the
+    # return shape (and limits or errors), not authentication or side effects.
+    effect_parts = [part for part in rest_parts if not _RETURNS_LEAD.match(part)]
     for category, pattern in DISCLOSURES.items():
+        parts = rest_parts if category in _READ_IN_RETURNS else effect_parts
+        joined, starts = _joined(parts)
         if match := pattern.search(joined):
-            analysis.disclosures[category] = rest_parts[bisect_right(starts, match.start()) - 1]
+            analysis.disclosures[category] = parts[bisect_right(starts, match.start()) - 1]
     if match := READ_ONLY_CLAIM.search(_joined(sentences)[0]):
         analysis.read_only_claim = match.group(0)
     _analyze_params(analysis, sentences, params or {})

@@ -62,15 +62,18 @@ HOW_JUDGED: dict[str, list[str]] = {
 }
 
 COHERENCE_JUDGED: dict[str, str] = {
-    "disambiguation": "Pairs of tools whose descriptions (word overlap >= 0.6) or descriptions and "
-    "schemas together read alike; pairs that name each other count half. 0 pairs: 5; up to 2: 4; up to half "
-    "the tools: 3; more: 2; several near-identical: 1.",
-    "naming_consistency": "Naming conventions (snake_case, camelCase, kebab-case, dotted …) and the verb "
-    "position of multi-word names. One convention: 5 (4 or 3 with mixed verb positions); two: 4 for one "
-    "outlier, else 3 or 2; three or more: 2 or 1.",
+    "disambiguation": "Pairs of tools whose descriptions (word overlap >= 0.7) or descriptions (>= 0.5) "
+    "and parameter names (>= 0.8) together read alike; pairs that name each other count half. "
+    "0 pairs: 5; up to 2: 4; up to half the tools: 3; more: 2; several near-identical: 1.",
+    "naming_consistency": "Naming conventions (snake_case, camelCase, kebab-case, dotted …) and the word "
+    "order of multi-word names after a shared prefix (verb first, verb last, or no verb: any one habit is "
+    "consistent). One convention: 5 (4 or 3 with mixed orders); two: 4 for one outlier, else 3 or 2; "
+    "three or more: 2 or 1.",
     "tool_count": "3-15 tools: 5; 16-20: 4; 21-25 or 2: 3; 26-49 or a single tool: 2; 50+ or a single "
     "trivial tool: 1. Two off when a quarter or more of the tools have generic names.",
-    "completeness": "Create/read/update/delete verbs per resource from the tool names. A read-only set is "
+    "completeness": "Create/read/update/delete verbs per resource from the tool names (or, for a name "
+    "without a verb, the description's leading verb); when most tools show no clear action: 3. "
+    "A read-only set is "
     "complete; a created resource nothing can read back is a dead end (2); created resources that can "
     "neither be updated nor deleted are notable gaps (3); a missing update or delete is minor (4).",
 }

@@ -45,28 +45,28 @@ def _jaccard(left: set[str], right: set[str]) -> float:
 
 
 def name_verb(name: str) -> tuple[str | None, list[str]]:
-    """(verb lemma, resource words) of a tool name; the verb may lead or trail (``cpu/list``)."""
-    words = name_words(name)
-    if not words:
-        return None, []
-    for index in (0, len(words) - 1):
-        lemma = verb_lemma(words[index])
-        if lemma:
+    """(verb lemma, resource words) of a tool name, wherever the verb stands (``git_diff``, ``cpu/list``)."""
+    words = list(name_words(name))
+    for index, word in enumerate(words):
+        lemma = verb_lemma(word)
+        if lemma and VERB_KIND[lemma] != "vague":
             rest = words[:index] + words[index + 1 :]
             return lemma, [word for word in rest if word not in {"by", "all", "for", "v2", "a", "the"}]
     return None, words
 
 
-def _resource_key(words: list[str]) -> str | None:
-    return _stem(words[-1]) if words else None
+def _namespace(names: list[str]) -> str | None:
+    """A first word most names share (``git_``, ``npm``, ``playwright_``): a namespace, not a verb."""
+    firsts = Counter(name_words(name)[0] for name in names if len(name_words(name)) > 1)
+    if not firsts:
+        return None
+    word, count = firsts.most_common(1)[0]
+    return word if count >= 3 and count * 5 >= len(names) * 3 and not verb_lemma(word) else None
 
 
 def disambiguation(tools: list[dict[str, Any]], analyses: dict[str, Analysis]) -> tuple[int, str]:
-    contents = {
-        str(t.get("name")): _content(str(t.get("description") or ""))
-        | {_stem(w) for w in name_words(str(t.get("name")))}
-        for t in tools
-    }
+    # Names differ by design, so only what the descriptions say is compared.
+    contents = {str(t.get("name")): _content(str(t.get("description") or "")) for t in tools}
     params = {str(t.get("name")): set(properties_of(t.get("inputSchema"))) for t in tools}
     confused: list[tuple[str, str]] = []
     helped: list[tuple[str, str]] = []
@@ -76,7 +76,7 @@ def disambiguation(tools: list[dict[str, Any]], analyses: dict[str, Analysis]) -
         schema_similarity = _jaccard(params[left], params[right]) if params[left] | params[right] else 1.0
         if text_similarity >= 0.9:
             twins.append((left, right))
-        if text_similarity >= 0.6 or (text_similarity >= 0.4 and schema_similarity >= 0.8):
+        if text_similarity >= 0.7 or (text_similarity >= 0.5 and schema_similarity >= 0.8):
             named = right in analyses[left].siblings_named or left in analyses[right].siblings_named
             (helped if named else confused).append((left, right))
     weight = len(confused) + len(helped) / 2
@@ -106,13 +106,21 @@ def naming_consistency(tools: list[dict[str, Any]]) -> tuple[int, str]:
     names = [str(t.get("name")) for t in tools]
     conventions = Counter(naming_convention(name) for name in names)
     conventions.pop("single", None)
-    multi = [name for name in names if len(name_words(name)) > 1]
-    verb_first = sum(1 for name in multi if verb_lemma(name_words(name)[0]))
-    verb_last = sum(
-        1 for name in multi if not verb_lemma(name_words(name)[0]) and verb_lemma(name_words(name)[-1])
-    )
-    dominant_order = max(verb_first, verb_last)
-    order_share = dominant_order / len(multi) if multi else 1.0
+    namespace = _namespace(names)
+    orders: Counter[str] = Counter()
+    for name in names:
+        words = list(name_words(name))
+        if namespace and len(words) > 1 and words[0] == namespace:
+            words = words[1:]
+        if len(words) < 2:
+            continue
+        # Verb first, verb last, or a noun-only name; any single habit is consistent.
+        orders[
+            "verb first" if verb_lemma(words[0]) else "verb last" if verb_lemma(words[-1]) else "no verb"
+        ] += 1
+    counted = sum(orders.values())
+    order, dominant = orders.most_common(1)[0] if orders else ("verb first", 0)
+    order_share = dominant / counted if counted else 1.0
     kinds = len(conventions)
     if kinds >= 3:
         score = 1 if kinds >= 4 or order_share < 0.5 else 2
@@ -122,10 +130,10 @@ def naming_consistency(tools: list[dict[str, Any]]) -> tuple[int, str]:
     else:
         score = 5 if order_share >= 0.8 else 4 if order_share >= 0.6 else 3
     shown = ", ".join(f"{kind} {count}" for kind, count in conventions.most_common()) or "single words"
-    order = "verb first" if verb_first >= verb_last else "verb last"
-    text = f"Conventions: {shown}; {dominant_order} of {len(multi)} multi-word names put the {order}."
+    prefix = f" after the shared prefix '{namespace}'" if namespace else ""
+    text = f"Conventions: {shown}; {dominant} of {counted} multi-word names{prefix} are {order}."
     if score < 5:
-        text += " Use one convention and one verb position (snake_case verb_noun is the most common)."
+        text += " Use one convention and one word order (snake_case verb_noun is the most common)."
     return score, text
 
 
@@ -169,41 +177,45 @@ def _is_generic(name: str) -> bool:
     )
 
 
-def lifecycle(tools: list[dict[str, Any]]) -> tuple[int, str]:
+def lifecycle(tools: list[dict[str, Any]], analyses: dict[str, Analysis]) -> tuple[int, str]:
     kinds_by_resource: dict[str, set[str]] = {}
+    shown: dict[str, str] = {}
     unknown = 0
     read_tools = 0
     for tool in tools:
-        verb, resource = name_verb(str(tool.get("name")))
-        kind = VERB_KIND.get(verb or "")
-        if kind is None or kind == "vague" or _is_generic(str(tool.get("name"))):
+        name = str(tool.get("name"))
+        verb, resource = name_verb(name)
+        # A name without a verb ("whois_domain") takes the action its description leads with.
+        kind = VERB_KIND.get(verb or "") or analyses[name].verb_kind
+        if kind is None or kind == "vague" or _is_generic(name):
             unknown += 1
             continue
         read_tools += kind == "read"
-        key = _resource_key(resource)
+        key = _stem(resource[-1]) if resource else None
         if key and kind in {"create", "read", "update", "delete"}:
             kinds_by_resource.setdefault(key, set()).add(kind)
+            shown.setdefault(key, resource[-1])
     if unknown * 2 >= len(tools):
-        return 2, (
-            f"{unknown} of {len(tools)} tool names state no clear action on a resource, "
-            "so the lifecycle they "
-            "cover cannot be seen; name tools verb_noun."
+        return 3, (
+            f"{unknown} of {len(tools)} tools state no clear action on a resource, in the name or the "
+            "description, so the lifecycle they cover cannot be seen; name tools verb_noun."
         )
     created = {key: kinds for key, kinds in kinds_by_resource.items() if "create" in kinds}
     if not created:
         return 5, "A read-only or action tool set: nothing is created that the tools cannot read back."
+
+    def listed(keys: list[str]) -> str:
+        return ", ".join(shown[key] for key in sorted(keys))
+
     if read_tools == 0:
-        return 2, f"Creates {', '.join(sorted(created))} but no tool reads anything back: a dead end."
-    no_change = sorted(key for key, kinds in created.items() if not kinds & {"update", "delete"})
-    partial = sorted(key for key, kinds in created.items() if not {"update", "delete"} <= kinds)
+        return 2, f"Creates {listed(list(created))} but no tool reads anything back: a dead end."
+    no_change = [key for key, kinds in created.items() if not kinds & {"update", "delete"}]
+    partial = [key for key, kinds in created.items() if not {"update", "delete"} <= kinds]
     if no_change and len(no_change) * 2 >= len(created):
-        return 3, f"Creates {', '.join(no_change)} but cannot update or delete them; add those tools."
+        return 3, f"Creates {listed(no_change)} but cannot update or delete them; add those tools."
     if no_change or partial:
-        return 4, (
-            f"Minor gaps: {', '.join(partial)} lack{'s' if len(partial) == 1 else ''} "
-            "an update or a delete tool."
-        )
-    return 5, f"Full lifecycle for {', '.join(sorted(created))}: create, read, update and delete."
+        return 4, f"Minor gaps: {listed(partial)} lack an update or a delete tool."
+    return 5, f"Full lifecycle for {listed(list(created))}: create, read, update and delete."
 
 
 def shadowing(
@@ -284,7 +296,7 @@ def roll_up(
         "disambiguation": disambiguation(tools, analyses),
         "naming_consistency": naming_consistency(tools),
         "tool_count": tool_count(tools, scores),
-        "completeness": lifecycle(tools),
+        "completeness": lifecycle(tools, analyses),
     }
     coherence = {
         key: {"score": score, "justification": text, "label": COHERENCE_DIMENSIONS[key]}
