@@ -166,6 +166,7 @@ def server_data(store: Store, name: str, version: str | None = None) -> ServerDa
     """A server's record from the store, judged: diffs between its versions and a scorecard of one."""
     from registry.diff import diff_snapshots
     from registry.errors import NotFoundError
+    from registry.profile import page_profile
     from registry.render import ServerData, VersionEntry
     from scoring import score_snapshot
 
@@ -195,7 +196,7 @@ def server_data(store: Store, name: str, version: str | None = None) -> ServerDa
         versions=versions,
         scorecard=score_snapshot(snapshot) if records else None,
         inspections=[dict(vars(item)) for item in store.inspections(name, limit=_INSPECTIONS_SHOWN)],
-        profile=store.profile(name, records[-1].label) if records else None,
+        profile=page_profile(snapshot, store.profile(name, records[-1].label)) if records else None,
     )
 
 
@@ -262,6 +263,7 @@ def _standalone(
 ) -> ServerData:
     """One snapshot, and the changes from the ``--since`` baseline when there is one."""
     from registry.diff import diff_snapshots
+    from registry.profile import page_profile
     from registry.render import ServerData
     from registry.snapshot import server_version
     from registry.sources import resolve_snapshot
@@ -283,5 +285,9 @@ def _standalone(
         versions = [entry(baseline, []), entry(snapshot, changes)]
     name = (snapshot.get("server") or {}).get("name") or "unnamed"
     return ServerData(
-        name=str(name), snapshot=snapshot, versions=versions, scorecard=score_snapshot(snapshot)
+        name=str(name),
+        snapshot=snapshot,
+        versions=versions,
+        scorecard=score_snapshot(snapshot),
+        profile=page_profile(snapshot),
     )

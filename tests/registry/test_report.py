@@ -151,6 +151,7 @@ def test_report_on_a_snapshot_file_writes_one_self_contained_page(tmp_path, peer
     run("report", str(peer_snapshots["memory"]), "--out", str(out))
     html = out.read_text(encoding="utf-8")
     assert "create_entities" in html and "read_graph" in html
+    assert 'id="memory-profile"' in html  # the official memory server gets its feature table
     assert not re.search(r"""(?:src|href)=["']?(?:https?:)?//""", html)
     assert re.findall(r'href="([^"]*)"', html) and all(
         h.startswith("#") for h in re.findall(r'href="([^"]*)"', html)
