@@ -428,7 +428,8 @@ PRIORITY = cue(
     r"must\s+(?:always\s+)?(?:use|call)\s+this|prefer\s+this\s+tool\s+over)",
     _I,
 )
-EMPHASIS = cue(r"\b(?:IMPORTANT|CRITICAL|CRUCIAL|MUST|ATTENTION|WARNING|NOTE)\b\s*[:!]+|<important>")
+# "Note:" and "Warning:" usually introduce a real caveat, so they are not counted as emphasis.
+EMPHASIS = cue(r"\b(?:IMPORTANT|CRITICAL|CRUCIAL|MUST|ATTENTION)\b\s*[:!]+|<important>")
 PROMOTIONAL = cue(
     r"(?:\b(?:the\s+best|the\s+most\s+(?:powerful|advanced|accurate|reliable|comprehensive)|"
     r"best[- ]in[- ]class|"

@@ -141,11 +141,16 @@ def security_findings(
         if match := script_or_eval(text):
             found.append(finding("script-in-text", name, where, f"contains '{match}'"))
     description = analysis.text
+    kebab_server = any("-" in server_name for server_name in server_names)
     foreign = sorted(
         {
             ident
             for ident in analysis.identifiers
-            if ident not in server_names and ident.lower() not in known_words and _looks_like_tool(ident)
+            if ident not in server_names
+            and ident.lower() not in known_words
+            and _looks_like_tool(ident)
+            and ("-" not in ident or kebab_server)  # "hash-based" is a word, unless names are kebab-case
+            and _named_as_tool(description, ident)
         }
     )
     if foreign:
@@ -164,6 +169,20 @@ def security_findings(
     for phrase in dict.fromkeys(analysis.assertive):
         found.append(finding("assertive-language", name, "description", f"'{phrase.strip()}'"))
     return found
+
+
+def _named_as_tool(text: str, identifier: str) -> bool:
+    """Whether the text refers to ``identifier`` as a tool to call, not as a value or an option."""
+    name = rf"[`'\"]?{re.escape(identifier)}[`'\"]?"
+    return bool(
+        re.search(rf"`{re.escape(identifier)}`", text)
+        or re.search(
+            rf"\b(?:use|call|invoke|run|try|via|then|prefer|instead\s+of|over|than|with\s+the)\s+(?:the\s+)?{name}",
+            text,
+            re.IGNORECASE,
+        )
+        or re.search(rf"{name}\s+(?:tool|function)\b", text, re.IGNORECASE)
+    )
 
 
 def _looks_like_tool(identifier: str) -> bool:
@@ -370,10 +389,13 @@ def server_findings(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def known_words(tools: list[dict[str, Any]]) -> frozenset[str]:
-    """Every property name anywhere in the server's schemas: identifiers that are not tool names."""
+    """Property names and enum values anywhere in the server's schemas: identifiers that are not tools."""
     words: set[str] = set()
     for tool in tools:
         for key in ("inputSchema", "outputSchema"):
-            for prop_name, _, _ in _walk_properties(tool.get(key), ""):
+            for prop_name, _, prop in _walk_properties(tool.get(key), ""):
                 words.add(prop_name.lower())
+                enum = prop.get("enum") if isinstance(prop, dict) else None
+                if isinstance(enum, list):
+                    words.update(value.lower() for value in enum if isinstance(value, str))
     return frozenset(words)
