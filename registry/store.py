@@ -357,7 +357,8 @@ class Store:
             version_id = label = digest = None
             new_version = False
             if snapshot is not None:
-                digest = snapshot.get("digest") or compute_digest(snapshot)
+                # Recomputed, never trusted: the digest is what decides whether a version is new.
+                digest = compute_digest(snapshot)
                 version_id, label, new_version = self._ensure_version(conn, server_id, snapshot, digest)
             inspection_id = conn.execute(
                 t.inspections.insert().values(

@@ -109,8 +109,17 @@ def test_stored_snapshot_round_trips_exactly(store):
     snap = make_snapshot("1.0.0", ["a"])
     snap["tools"][0]["x-vendor"] = {"kept": ["as", "sent"]}
     snap["tools"][0]["description"] = "ünïcode ✓"
+    snap["digest"] = compute_digest(snap)
     record(store, snap)
     assert store.snapshot("demo", "1.0.0") == snap
+
+
+def test_a_submitted_digest_is_recomputed_not_trusted(store):
+    forged = make_snapshot("1.0.0", ["a"])
+    honest_digest = forged["digest"]
+    forged["digest"] = "sha256:" + "0" * 64
+    assert record(store, forged).digest == honest_digest
+    assert store.snapshot("demo")["digest"] == honest_digest
 
 
 def test_profiles_are_saved_per_version(store):
