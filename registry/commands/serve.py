@@ -59,6 +59,8 @@ def serve(
         raise UsageError(
             "--registry for `serve` is a database URL (sqlite:///… or postgresql://…), not http(s)"
         )
+    with _tokens(registry_url):  # fail here, in one line, when the database cannot be opened
+        pass
     app = create_app(registry_url, template_dir=template_dir, max_body_bytes=max_body)
     click.echo(f"mcpdex: serving the registry on http://{host}:{port}/ (API: /api/openapi.json)", err=True)
     uvicorn.run(app, host=host, port=port, log_level=log_level, proxy_headers=False, server_header=False)

@@ -193,6 +193,18 @@ def test_serve_refuses_an_http_registry_url() -> None:
     assert result.returncode == 2 and "database URL" in result.stderr
 
 
+def test_serve_with_an_unreachable_database_fails_in_one_line() -> None:
+    url = f"postgresql://postgres@127.0.0.1:{free_port()}/nowhere"
+    result = subprocess.run(
+        [sys.executable, "-m", "registry", "serve", "--registry", url, "--port", str(free_port())],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2 and result.stderr.startswith("mcpdex: error: cannot open the registry")
+    assert "Traceback" not in result.stderr
+
+
 # ------------------------------------------------------------------ a private PostgreSQL cluster
 
 
