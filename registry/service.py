@@ -134,6 +134,12 @@ def check_server_name(name: str) -> str:
     return name
 
 
+def _refuse_nul(value: Any, what: str, code: str) -> None:
+    # These strings become database text, and PostgreSQL text cannot hold NUL.
+    if isinstance(value, str) and "\x00" in value:
+        raise ApiError(422, code, f"{what} contains a NUL character; remove it")
+
+
 def _check_snapshot(document: Any) -> dict[str, Any]:
     """Validate a submitted snapshot against the published schema and the format's own checks."""
     if not isinstance(document, dict):
@@ -143,6 +149,8 @@ def _check_snapshot(document: Any) -> dict[str, Any]:
         snapshot = parse_snapshot(json.dumps(document), origin="snapshot")
     except SnapshotError as exc:
         raise ApiError(422, "invalid_snapshot", str(exc)) from None
+    for key, value in (snapshot.get("server") or {}).items():
+        _refuse_nul(value, f"snapshot field server/{key}", "invalid_snapshot")
     label = server_version(snapshot)
     if len(label) > _MAX_LABEL or not label.isprintable():
         raise ApiError(
@@ -562,6 +570,7 @@ async def submit_inspection(request: Request) -> Response:
         raise ApiError(422, "invalid_submission", "an ok inspection carries no 'error'")
     if not body["ok"] and (body.get("snapshot") is not None or not body.get("error")):
         raise ApiError(422, "invalid_submission", "a failed inspection carries its 'error' and no 'snapshot'")
+    _refuse_nul(body.get("error"), "submission field error", "invalid_submission")
     started_at = body.get("startedAt") or (snapshot or {}).get("capturedAt") or _now()
     recorded = await _db(
         request.app.state.store.record_inspection,

@@ -292,6 +292,22 @@ def test_hostile_server_names_on_read_are_json_404s(client) -> None:
             assert response.status_code == 404 and error_code(response) == "not_found", (name, suffix)
 
 
+def test_nul_characters_in_text_that_becomes_database_text_are_refused(client, secrets) -> None:
+    titled = make_snapshot()
+    titled["server"]["title"] = "Acme\u0000Notes"
+    for body in (titled, {"ok": False, "error": "crashed\u0000"}):
+        response = submit(client, secrets["all"], body)
+        assert response.status_code == 422 and "NUL" in response.json()["error"]["message"]
+    described = make_snapshot()
+    described["tools"][0]["description"] = "Search\u0000notes."  # inside the snapshot JSON: stored escaped
+    assert submit(client, secrets["all"], described).status_code == 201
+    assert (
+        client.get(f"/api/servers/{SERVER}/snapshot").json()["tools"][0]["description"]
+        == "Search\u0000notes."
+    )
+    assert client.get("/api/servers").json()["total"] == 1
+
+
 def test_names_with_slashes_and_scopes_round_trip(client, secrets) -> None:
     for name in ("mcp-servers/everything", "@acme/notes"):
         assert submit(client, secrets["all"], make_snapshot(), server=name).status_code == 201
