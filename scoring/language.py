@@ -928,25 +928,20 @@ def analyze(
     return analysis
 
 
+# Unicode's format characters (category Cf: zero-width, bidirectional controls, tags …) except the soft
+# hyphen, plus the tag block; a test checks this class against unicodedata.
+_HIDDEN = re.compile(
+    "[\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f"
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f]"
+)
+
+
 def hidden_characters(text: str) -> list[str]:
     """Zero-width, bidirectional-control and other invisible format characters in ``text``."""
     if text.isascii():
         return []
-    import unicodedata
-
-    found = []
-    for char in text:
-        code = ord(char)
-        if (
-            0x200B <= code <= 0x200F
-            or 0x202A <= code <= 0x202E
-            or 0x2060 <= code <= 0x2069
-            or code == 0xFEFF
-            or 0xE0000 <= code <= 0xE007F
-            or (unicodedata.category(char) == "Cf" and code not in (0x00AD,))
-        ):
-            found.append(f"U+{code:04X}")
-    return sorted(set(found))
+    return sorted({f"U+{ord(char):04X}" for char in _HIDDEN.findall(text)})
 
 
 def script_or_eval(text: str) -> str | None:

@@ -169,6 +169,9 @@ def _print_text(
         f"[bold]{escape(str(server.get('name') or '(unnamed)'))}[/bold] "
         f"{escape(str(server.get('version') or ''))}  {len(scorecard['tools'])} tools"
     )
+    if not scorecard["tools"]:
+        console.print("The server offers no tools, so there is nothing to score.")
+        return
     table = Table(show_edge=False, pad_edge=False)
     table.add_column("tool", no_wrap=True)
     for label in SHORT.values():

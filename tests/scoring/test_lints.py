@@ -171,3 +171,15 @@ def test_docs_scoring_md_is_generated_from_the_tables() -> None:
     assert committed == scoring_markdown(), "run: python -m scoring.reference > docs/scoring.md"
     for rule in LINT_RULES:
         assert f"`{rule}`" in committed
+
+
+def test_hidden_character_class_covers_every_format_character() -> None:
+    import sys
+    import unicodedata
+
+    from scoring.language import hidden_characters
+
+    format_chars = [chr(c) for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) == "Cf"]
+    missed = [f"U+{ord(ch):04X}" for ch in format_chars if ch != "\u00ad" and not hidden_characters("a" + ch)]
+    assert missed == []
+    assert hidden_characters("plain text, soft\u00adhyphen, 中文") == []
