@@ -740,18 +740,21 @@ def _classify(exc: BaseException, target: Target, timeout: float, elapsed: float
         if isinstance(leaf, MCPError) and leaf.code == -32000:
             return f"{what}: the server closed the connection after {elapsed:.1f} s (it exited or crashed)"
         if isinstance(leaf, MCPError):
-            return f"{what}: the server answered with error {leaf.code}: {leaf}"
+            hint = "; check the URL, --transport and --header" if target.transport != "stdio" else ""
+            return f"{what}: the server answered with error {leaf.code}: {_first_line(leaf)}{hint}"
         if isinstance(leaf, ValidationError):
             return f"{what}: the server's handshake is not valid MCP: {leaf.errors()[0]['msg']}"
     first = leaves[0] if leaves else exc
     name = type(first).__name__
     if "ConnectError" in name or "ConnectTimeout" in name:
-        return f"{what}: cannot connect ({first}); check the URL and that the server is running"
+        return f"{what}: cannot connect ({_first_line(first)}); check the URL and that the server is running"
     if "HTTPStatusError" in name:
-        return f"{what}: HTTP error ({first}); check the URL, --transport and --header"
-    return f"{what}: inspection failed: {name}: {str(first).splitlines()[0] if str(first) else ''}".rstrip(
-        ": "
-    )
+        return f"{what}: HTTP error ({_first_line(first)}); check the URL, --transport and --header"
+    return f"{what}: inspection failed: {name}: {_first_line(first)}".rstrip(": ")
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).splitlines() or [""])[0]
 
 
 def _with_stderr(reason: str, errlog: Any) -> str:

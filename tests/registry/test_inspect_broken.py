@@ -134,3 +134,46 @@ def test_nothing_listening_on_the_url_is_exit_code_2():
     result = mcpdex("inspect", "http://127.0.0.1:9/mcp", "--timeout", "5")
     assert result.returncode == 2
     assert "cannot connect" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_url_that_is_not_an_mcp_endpoint_is_one_line(tmp_path):
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    web = subprocess.Popen(
+        [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory", str(tmp_path)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        for _ in range(100):
+            with socket.socket() as probe:
+                if probe.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.05)
+        for args in (
+            [f"http://127.0.0.1:{port}/mcp"],
+            [f"http://127.0.0.1:{port}/sse", "--transport", "sse"],
+        ):
+            result = mcpdex("inspect", *args, "--timeout", "10")
+            assert result.returncode == 2
+            (line,) = result.stderr.strip().splitlines()
+            assert line.endswith("check the URL, --transport and --header"), line
+    finally:
+        web.terminate()
+        web.wait(timeout=10)
+
+
+def test_failed_inspection_is_saved_under_the_given_name(tmp_path):
+    from registry.store import open_store
+
+    registry = f"sqlite:///{tmp_path / 'r.sqlite'}"
+    result = mcpdex(
+        "inspect", "--save", "--name", "ghost", "--registry", registry, "--", str(tmp_path / "nope")
+    )
+    assert result.returncode == 2
+    with open_store(registry) as store:
+        (inspection,) = store.inspections("ghost")
+    assert not inspection.ok and "not found" in inspection.error
