@@ -13,6 +13,7 @@ import hashlib
 import json
 import logging
 import re
+import sqlite3
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
@@ -170,9 +171,17 @@ async def _db(function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
 
 
 def _is_database_outage(exc: BaseException) -> bool:
+    """Whether ``exc`` (or what it wraps) says the database cannot be reached or is busy, not that a
+    query was wrong; the store reads SQLite through sqlite3 directly, hence its error too."""
     seen: BaseException | None = exc
     while seen is not None:
-        if isinstance(seen, sa_exc.OperationalError | sa_exc.InterfaceError | sa_exc.TimeoutError):
+        outage = (
+            sa_exc.OperationalError,
+            sa_exc.InterfaceError,
+            sa_exc.TimeoutError,
+            sqlite3.OperationalError,
+        )
+        if isinstance(seen, outage):
             return True
         if isinstance(seen, sa_exc.DBAPIError) and seen.connection_invalidated:
             return True
