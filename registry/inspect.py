@@ -248,8 +248,9 @@ async def _inspect_async(
     import anyio
 
     # The SDK logs every junk stdout line with a traceback; we report them as problems instead.
-    logging.getLogger("mcp").addHandler(logging.NullHandler())
-    logging.getLogger("mcp").propagate = False
+    stdio_log = logging.getLogger("mcp.client.stdio")
+    if _drop_parse_errors not in stdio_log.filters:
+        stdio_log.addFilter(_drop_parse_errors)
     captured_at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     started = time.perf_counter()
     reserve = min(_SHUTDOWN_RESERVE_S, timeout / 2) if target.transport == "stdio" else 0.0
@@ -275,6 +276,10 @@ async def _inspect_async(
         result["versionLabel"] = version_label
     result["digest"] = compute_digest(result)
     return result
+
+
+def _drop_parse_errors(record: Any) -> bool:
+    return not str(record.msg).startswith("Failed to parse JSONRPC message")
 
 
 async def _session(target: Target, era: str, wire: _Wire, errlog: Any, deadline: float) -> dict[str, Any]:
