@@ -79,6 +79,41 @@ COHERENCE_JUDGED: dict[str, str] = {
 }
 
 
+SCORECARD_DOC = """```
+{
+  "format": "mcpdex.scorecard/1",
+  "server": {"name", "version"},
+  "digest": the snapshot's digest,
+  "tools": [{
+    "name", "title",
+    "dimensions": {KEY: {"score": 1-5, "label", "question", "justification"}},  # the six keys above
+    "hundredths": weighted sum (100-500), "total": TDQS (one decimal), "tier": "A".."D",
+    "smells": [KEY, ...],                     # dimensions below 3
+    "flags": ["No Description" | "Tautological Description" | "Annotation Contradiction"
+              | "Unsupported Language"],
+    "server_flags": ["Shadowing Risk"],
+    "signals": {paramCount, requiredParamCount, paramsWithDescriptions, paramsWithEnums,
+                schemaDescriptionCoverage, hasNestedObjects, hasOutputSchema, hasAnnotations,
+                annotationValues, titleIsMeaningful, requiredFieldCount, schemaDepth,
+                unionChoiceCount, invocationCost, definitionBytes, inputHash},
+    "findings": [FINDING, ...]                # this tool's lint findings
+  }],
+  "server_score": {
+    "description_quality", "description_quality_tier", "mean", "min", "tool_count",
+    "coherence": {KEY: {"score", "label", "justification"}},  # disambiguation, naming_consistency,
+                                                              # tool_count, completeness
+    "coherence_score", "coherence_tier", "overall", "tier",
+    "shadowing": [{"tool", "invocationCost", "cheaperSibling", "cheaperSiblingInvocationCost",
+                   "justification"}],
+    "reasons": [str, ...]
+  },
+  "findings": [{"rule", "level", "tool", "where", "message", "fix"}, ...]  # errors first
+}
+```
+
+A server without tools has `"tools": []` and a `server_score` whose scores are `null`."""
+
+
 def explain_lint(rule_id: str) -> str | None:
     """``mcpdex explain`` text of a lint rule, or None."""
     rule = LINT_RULES.get(rule_id)
@@ -167,6 +202,7 @@ def scoring_markdown() -> str:
     ]
     for key, label in COHERENCE_DIMENSIONS.items():
         out.append(f"| {label} | `{key}` | {COHERENCE_JUDGED[key]} |")
+    out += ["", "## The Scorecard (`mcpdex score --format json`)", "", SCORECARD_DOC]
     out += [
         "",
         "## Lint rules",

@@ -183,3 +183,12 @@ def test_hidden_character_class_covers_every_format_character() -> None:
     missed = [f"U+{ord(ch):04X}" for ch in format_chars if ch != "\u00ad" and not hidden_characters("a" + ch)]
     assert missed == []
     assert hidden_characters("plain text, soft\u00adhyphen, 中文") == []
+
+
+def test_scorecard_documentation_names_every_field() -> None:
+    from scoring.reference import SCORECARD_DOC
+
+    card = score_snapshot(snapshot_of(CLEAN, with_description("Process")))
+    fields = set(card) | set(card["tools"][0]) | set(card["server_score"]) | set(card["tools"][0]["signals"])
+    fields |= set(card["findings"][0]) | set(next(iter(card["tools"][0]["dimensions"].values())))
+    assert [field for field in sorted(fields) if field not in SCORECARD_DOC] == []
