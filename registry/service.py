@@ -14,6 +14,7 @@ import json
 import logging
 import re
 import sqlite3
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
@@ -276,22 +277,27 @@ class _ScoreCache:
     def __init__(self, size: int = 2048) -> None:
         self._size = size
         self._entries: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        self._lock = threading.Lock()  # worker threads score concurrently
 
     def get(self, snapshot: dict[str, Any]) -> dict[str, Any]:
         from scoring import score_snapshot
 
         digest = snapshot.get("digest") or compute_digest(snapshot)
-        if digest in self._entries:
-            self._entries.move_to_end(digest)
-            return self._entries[digest]
+        known = self.known(digest)
+        if known is not None:
+            return known
         scorecard = score_snapshot(snapshot)
-        self._entries[digest] = scorecard
-        if len(self._entries) > self._size:
-            self._entries.popitem(last=False)
+        with self._lock:
+            self._entries[digest] = scorecard
+            if len(self._entries) > self._size:
+                self._entries.popitem(last=False)
         return scorecard
 
     def known(self, digest: str) -> dict[str, Any] | None:
-        return self._entries.get(digest)
+        with self._lock:
+            if digest in self._entries:
+                self._entries.move_to_end(digest)
+            return self._entries.get(digest)
 
 
 def _score_brief(scorecard: dict[str, Any]) -> dict[str, Any]:
@@ -373,6 +379,7 @@ class _Site:
 
     async def page(self, store: Any, summaries: list[Any], path: str) -> bytes | None:
         key = tuple((s.name, s.latest_digest, s.version_count, s.last_inspected_at) for s in summaries)
+        # One build or render at a time: the site keeps the last server's page context between renders.
         async with self._lock:
             if key != self._key:
                 await to_thread.run_sync(self._rebuild, store, summaries)
