@@ -32,13 +32,11 @@ class ToolView:
     """One tool as the dimension scorers see it."""
 
     name: str
-    title: str | None
     description: str
     signals: dict[str, Any]
     analysis: Analysis
     siblings: tuple[str, ...]
     params: dict[str, Any]
-    annotations: dict[str, Any]
     tautological: bool = False
     contradiction: str | None = None
     closest_sibling: str | None = None

@@ -317,7 +317,6 @@ def naming_findings(tool: dict[str, Any]) -> list[dict[str, Any]]:
 def description_findings(
     tool: dict[str, Any],
     flags: list[str],
-    analysis: Analysis | None,
     contradiction: str | None,
     destructive_warned: bool,
 ) -> list[dict[str, Any]]:

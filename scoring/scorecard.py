@@ -51,16 +51,13 @@ def _score_one(
             for key in DIMENSIONS
         }
     else:
-        annotations = tool.get("annotations") if isinstance(tool.get("annotations"), dict) else {}
         view = ToolView(
             name=name,
-            title=title,
             description=description,
             signals=signals,
             analysis=analysis,
             siblings=siblings,
             params=params,
-            annotations=annotations,
             tautological=is_tautological(description, name, title),
         )
         view.contradiction = annotation_contradiction(view) if analysis.supported else None
@@ -77,7 +74,7 @@ def _score_one(
     destructive = signals["annotationValues"]["destructive"] is True or analysis.verb_kind == "delete"
     warned = not destructive or bool({"destruction", "idempotence"} & analysis.disclosures.keys())
     findings = (
-        lints.description_findings(tool, flags, analysis, contradiction, warned or not analysis.supported)
+        lints.description_findings(tool, flags, contradiction, warned or not analysis.supported)
         + lints.security_findings(tool, analysis, server_names, known)
         + lints.schema_findings(tool)
         + lints.naming_findings(tool)
