@@ -128,6 +128,7 @@ def explain_dimension(key: str) -> str | None:
         weight, spec_key, label = DIMENSIONS[key]
         steps = "\n".join(f"- {step}" for step in HOW_JUDGED[key])
         return f"{label} ({key}, {weight}% of TDQS; {spec_key})\n\n{QUESTIONS[key]}\n\n{steps}\n"
+    key = key.removeprefix("coherence.")  # coherence.completeness, as plain "completeness" is the TDQS one
     if key in COHERENCE_DIMENSIONS:
         return f"{COHERENCE_DIMENSIONS[key]} (coherence, 1/4 of it)\n\n{COHERENCE_JUDGED[key]}\n"
     return None
@@ -135,7 +136,7 @@ def explain_dimension(key: str) -> str | None:
 
 def known_ids() -> list[str]:
     """Every id ``explain_text`` knows, for suggestions."""
-    return [*LINT_RULES, *DIMENSIONS, *COHERENCE_DIMENSIONS]
+    return [*LINT_RULES, *DIMENSIONS, *(f"coherence.{key}" for key in COHERENCE_DIMENSIONS)]
 
 
 def explain_text(rule_id: str) -> str | None:

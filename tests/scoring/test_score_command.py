@@ -87,6 +87,8 @@ def test_explain_lint_rule_dimension_and_unknown() -> None:
     assert lint.returncode == 0 and "Fix:" in lint.stdout
     dimension = run("explain", "usage_guidelines")
     assert dimension.returncode == 0 and "20% of TDQS" in dimension.stdout
+    coherence = run("explain", "coherence.completeness")
+    assert coherence.returncode == 0 and "Completeness (coherence" in coherence.stdout
     unknown = run("explain", "hiden-unicode")
     assert unknown.returncode == 2 and "did you mean hidden-unicode" in unknown.stderr
 
