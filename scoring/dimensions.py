@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from scoring.language import Analysis, count_words, name_words, normalized, quote
+from scoring.language import STATE_CHANGING, Analysis, count_words, name_words, normalized, quote
 
 QUESTIONS: dict[str, str] = {
     "purpose": "Does the description clearly state what the tool does and how it differs from similar tools?",
@@ -70,7 +70,7 @@ def is_tautological(description: str, name: str, title: str | None) -> bool:
 def annotation_contradiction(view: ToolView) -> str | None:
     """What the description says against the annotations, or None."""
     analysis = view.analysis
-    if view.hint("readOnly") is True and analysis.verb_kind in {"create", "update", "delete"}:
+    if view.hint("readOnly") is True and analysis.verb in STATE_CHANGING:
         said = quote(analysis.purpose_clause)
         return f"readOnlyHint is true but the description says it will {analysis.verb} ({said})"
     if view.hint("destructive") is True and analysis.read_only_claim:
@@ -271,8 +271,8 @@ def parameters(view: ToolView) -> Scored:
     undocumented = [name for name in view.params if name not in documented]
     if coverage >= 0.5:
         base = 3
-    elif coverage >= 0.25:
-        base = 2
+    elif coverage >= 0.25 or count == 1:
+        base = 2  # one undocumented parameter is a gap; several are the agent's guesswork
     else:
         base = 1
     explained = a.params_explained

@@ -60,7 +60,14 @@ VERB_KIND: dict[str, str] = {}
 for _kind, _words in _VERBS_BY_KIND.items():
     for _word in _words.split():
         VERB_KIND.setdefault(_word, _kind)
-MUTATING_KINDS = frozenset({"create", "update", "delete"})
+# Verbs that change state in every reading; "open nodes", "log in", "book" or "tag" can be reads or
+# ambiguous, so only these contradict readOnlyHint.
+_STATE_CHANGING_WORDS = (
+    "create add insert write save store put post publish upload submit commit push delete remove destroy "
+    "drop purge erase wipe truncate revoke cancel terminate kill uninstall update edit modify set change "
+    "patch rename move replace merge overwrite append reset restore send email pay transfer deploy"
+)
+STATE_CHANGING = frozenset(_STATE_CHANGING_WORDS.split())
 _IRREGULAR = {
     "gets": "get",
     "got": "get",

@@ -404,3 +404,15 @@ def test_there_are_at_least_forty_isolating_cases() -> None:
         "completeness",
         "*",
     }
+
+
+def test_an_ambiguous_verb_does_not_contradict_read_only() -> None:
+    tool = make_tool(
+        "open_nodes",
+        "Open specific nodes in the knowledge graph by their names.",
+        {"names": {"type": "array", "items": {"type": "string"}, "description": "Entity names."}},
+        annotations={"readOnlyHint": True},
+    )
+    card = score_tool(tool, ["read_graph", "search_nodes"])
+    assert "Annotation Contradiction" not in card["flags"]
+    assert scores_of(card)["behavior"] >= 2
