@@ -550,7 +550,8 @@ _READ_IN_RETURNS = frozenset(["return shape", "errors", "pagination", "scope and
 
 PARAM_CUE = cue(
     r"(?:\d|\"[^\"]+\"|'[^']+'|`[^`]+`|\b(?:e\.g\.|for\s+example|such\s+as|like|format|iso[ -]?8601|"
-    r"yyyy|utc|timezone|regex|pattern|glob|absolute|relative|url|uri|path|json|csv|comma[- ]separated|"
+    r"yyyy\w*|mm/dd\w*|hh:mm\w*|utc|timezone|regex|pattern|glob|absolute|relative|url|uri|path|json|csv|"
+    r"comma[- ]separated|"
     r"case[- ](?:in)?sensitive|default\w*|between|range|at\s+most|up\s+to|maximum|minimum|max|min|"
     r"positive|negative|non[- ]negative|seconds?|milliseconds?|ms|minutes?|pixels?|bytes?|characters?|"
     r"if|when|unless|together\s+with|either|mutually\s+exclusive|requires?|ignored|overrides?|combined|"
@@ -688,7 +689,11 @@ def _find_purpose(sentence: str) -> tuple[str | None, str | None, int | None, st
         # The verb leads, or comes after a marker that makes it one ("..., this will search issues").
         before = words[position - 1].lower() if position else ""
         # "Permanently delete ..." : a leading adverb does not hide the verb.
-        marked = before in _VERB_MARKERS or (position == 1 and before.endswith("ly"))
+        marked = (
+            before in _VERB_MARKERS
+            or (position == 1 and before.endswith("ly"))
+            or (before == "for" and word.lower().endswith("ing"))  # "deck list tool for retrieving decks"
+        )
         if lemma is None or (position > 0 and not marked):
             continue
         resource_words: list[str] = []
@@ -838,6 +843,9 @@ def _informative(text: str) -> set[str]:
     }
 
 
+_ARG_LINE = re.compile(r"^\W*([A-Za-z_][\w-]*)\s*(?:\([^)]*\))?\s*[:=-]")
+
+
 def _drop_padding(analysis: Analysis, name: str, params: dict[str, Any]) -> None:
     """Set aside sentences after the first that add no word the description has not already said."""
     if not analysis.supported or len(analysis.sentences) < 2:
@@ -847,7 +855,8 @@ def _drop_padding(analysis: Analysis, name: str, params: dict[str, Any]) -> None
     for sentence in analysis.sentences[1:]:
         new = _informative(sentence) - known
         # "city: Name of the city" in an Args block documents a parameter; it is not padding.
-        documents_param = sentence.split(":", 1)[0].strip(" `*-") in params
+        lead = _ARG_LINE.match(sentence)
+        documents_param = bool(lead) and lead.group(1) in params
         if new or documents_param or any(char.isdigit() for char in sentence):
             kept.append(sentence)
             known |= new
