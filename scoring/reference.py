@@ -35,22 +35,28 @@ HOW_JUDGED: dict[str, list[str]] = {
         + ", ".join(DISCLOSURES)
         + ".",
         "With annotations the bar is lower: 2 plus one per category. Without annotations the description "
-        "carries the full burden: one less. Restating readOnlyHint earns nothing.",
-        "A mutating tool that never says what it changes or destroys stays at 3 or below; a description "
-        "that contradicts its annotations scores 1 and raises the Annotation Contradiction flag.",
+        "carries the full burden: one less. Restating readOnlyHint earns nothing. For a mutating tool, "
+        "saying what it changes or destroys counts twice; a 'Returns …' sentence that lists fields "
+        "discloses the return shape only, whatever words the fields have.",
+        "A mutating tool that never says what it changes or destroys stays at 3 or below. A description "
+        "that contradicts its annotations (readOnlyHint with a verb that always changes state, such as "
+        "create, delete or send; destructiveHint with a read-only claim) scores 1 and raises the "
+        "Annotation Contradiction flag.",
     ],
     "parameters": [
         "No parameters: baseline 4 (5 when the text says what a call covers without input).",
         "Coverage counts parameters documented in either channel: a schema description, or the text "
-        "explaining the parameter by name. At least half documented: baseline 3; a quarter: 2; less: 1.",
+        "explaining the parameter by name (an Args-style line counts). At least half documented: baseline 3; a "
+        "quarter, or one undocumented parameter of one: 2; less: 1.",
         "+1 for one parameter, +2 for two or more (at least half of them), when the text adds a format, "
         "example, default, range, unit or interaction that the parameter's schema does not already say.",
     ],
     "conciseness": [
         "Fewer than 4 words scores 2: under-specification is not conciseness.",
-        "From 5, one point off per issue: too few words for the parameter count, too many for the tool's "
-        "size (more off the further over), the purpose not in the first words, filler ('allows you to'), "
-        "assertive or promotional wording, a repeated sentence, restating the schema.",
+        "From 5, one point off per issue: too few informative words for the parameter count (3 + 2 per "
+        "parameter), too many for the tool's size (40 + 15 per parameter; more off the further over), the "
+        "purpose not in the first words, filler ('allows you to'), assertive or promotional wording, a "
+        "sentence that adds no new word, a repeated sentence, restating the schema.",
     ],
     "completeness": [
         "From 5, one point off per gap, scaled to the tool: parameters undocumented (two points below half), "
