@@ -46,8 +46,8 @@ HOW_JUDGED: dict[str, list[str]] = {
     "parameters": [
         "No parameters: baseline 4 (5 when the text says what a call covers without input).",
         "Coverage counts parameters documented in either channel: a schema description, or the text "
-        "explaining the parameter by name (an Args-style line counts). At least half documented: baseline 3; a "
-        "quarter, or one undocumented parameter of one: 2; less: 1.",
+        "explaining the parameter by name (an Args-style line counts). At least half documented: "
+        "baseline 3; a quarter, or one undocumented parameter of one: 2; less: 1.",
         "+1 for one parameter, +2 for two or more (at least half of them), when the text adds a format, "
         "example, default, range, unit or interaction that the parameter's schema does not already say.",
     ],
