@@ -933,9 +933,9 @@ def analyze(
     # A "Returns … including size, permissions, modified time" sentence lists fields; it discloses the
     # return shape (and limits or errors), not authentication or side effects.
     effect_parts = [part for part in rest_parts if not _RETURNS_LEAD.match(part)]
+    scans = {True: (rest_parts, *_joined(rest_parts)), False: (effect_parts, *_joined(effect_parts))}
     for category, pattern in DISCLOSURES.items():
-        parts = rest_parts if category in _READ_IN_RETURNS else effect_parts
-        joined, starts = _joined(parts)
+        parts, joined, starts = scans[category in _READ_IN_RETURNS]
         if match := pattern.search(joined):
             analysis.disclosures[category] = parts[bisect_right(starts, match.start()) - 1]
     if match := READ_ONLY_CLAIM.search(_joined(sentences)[0]):
