@@ -541,6 +541,12 @@ DISCLOSURES: dict[str, Cue] = {
     ),
 }
 READ_ONLY_CLAIM = DISCLOSURES["read-only"]
+# What a destructive tool owes its caller, wherever the description says it (the purpose clause too).
+REVERSIBILITY = cue(
+    r"\b(?:permanent(?:ly)?|irreversibl\w*|cannot\s+be\s+(?:undone|recovered|restored)|can't\s+be\s+undone|"
+    r"not\s+reversible|undo\w*|recoverable|unrecoverable|trash|recycle\s+bin|soft[- ]delete\w*|cascad\w*|"
+    r"along\s+with|together\s+with|and\s+(?:all\s+)?(?:its|their)\s+\w+)\b"
+)
 _RETURNS_LEAD = re.compile(
     r"^\W*(?:it\s+|this\s+tool\s+)?(?:returns?|outputs?|responds?|yields|gives|(?:the\s+)?(?:result|response|"
     r"output)s?\b)",

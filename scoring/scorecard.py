@@ -14,7 +14,7 @@ from scoring.dimensions import (
     is_tautological,
     score_dimensions,
 )
-from scoring.language import Analysis, analyze
+from scoring.language import REVERSIBILITY, Analysis, analyze
 from scoring.server import roll_up
 from scoring.signals import context_signals, properties_of, tool_title
 
@@ -72,7 +72,11 @@ def _score_one(
     scores = {key: score for key, (score, _) in results.items()}
     total = tdqs(scores)
     destructive = signals["annotationValues"]["destructive"] is True or analysis.verb_kind == "delete"
-    warned = not destructive or bool({"destruction", "idempotence"} & analysis.disclosures.keys())
+    warned = (
+        not destructive
+        or bool({"destruction", "idempotence"} & analysis.disclosures.keys())
+        or REVERSIBILITY.search(analysis.text) is not None
+    )
     findings = (
         lints.description_findings(tool, flags, contradiction, warned or not analysis.supported)
         + lints.security_findings(tool, analysis, server_names, known)
