@@ -233,9 +233,9 @@ def report(all_figures: list[dict[str, Any]]) -> str:
         )
         overview = figures["ours"]["read_graph observationLimit 0"][1]
         lines.append(
-            f"our read_graph observationLimit 0 is {overview / figures['official']['read_graph'][1]:.0%} "
+            f"our read_graph observationLimit 0 is {overview / figures['official']['read_graph'][1]:.1%} "
             f"of the official full read_graph text; our full read is "
-            f"{figures['ours']['read_graph'][1] / figures['official']['read_graph'][1]:.0%} of it"
+            f"{figures['ours']['read_graph'][1] / figures['official']['read_graph'][1]:.1%} of it"
         )
     smallest, largest = all_figures[0], all_figures[-1]
     if largest is not smallest:
