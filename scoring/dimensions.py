@@ -318,7 +318,7 @@ def conciseness(view: ToolView) -> Scored:
     if a.words > most:
         over = a.words / most
         issues += [f"{a.words} words for a tool of this size (about {most} would do)"] * (
-            1 if over <= 2 else 2 if over <= 4 else 3
+            1 if over <= 2 else 2 if over <= 4 else 3 if over <= 8 else 4
         )
     if a.supported and a.sentences and (a.verb_position is None or a.verb_position > 3):
         issues.append(f"the purpose is not front-loaded (opens with {quote(a.sentences[0], 50)})")
