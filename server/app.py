@@ -2,7 +2,9 @@
 
 Every tool is a typed function (``mcp.server.MCPServer``): parameters become the input schema and
 the annotated return type the output schema. Tools return a ``CallToolResult`` so the text block
-is compact JSON (or the delete message) instead of the SDK's pretty-printed dump.
+is compact JSON (or the delete message) instead of the SDK's pretty-printed dump. The SDK expresses
+every schema here, so nothing drops to the low-level server. Each write tells clients listening on
+``memory://knowledge-graph`` (2026-07-28 ``subscriptions/listen``) that the graph changed.
 """
 
 from __future__ import annotations

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import anyio
 import pytest
 
 from server.app import BATCH_MAX, NAME_MAX, QUERY_MAX
@@ -302,3 +303,16 @@ async def test_wrong_argument_types_are_refused_not_coerced(mem):
     assert "entities.0.name" in message
     message = await mem.error("create_relations", relations=[{"from": "a", "to": "b"}])
     assert "relations.0.relationType" in message and "required" in message
+
+
+async def test_a_modern_client_listening_on_the_graph_hears_each_write(store):
+    from mcp import Client
+
+    from server.app import build_server
+
+    async with Client(build_server(store), mode="2026-07-28", cache=None) as client:
+        async with client.listen(resource_subscriptions=["memory://knowledge-graph"]) as subscription:
+            await client.call_tool("create_entities", {"entities": [entity("Alice")]})
+            with anyio.fail_after(5):
+                event = await subscription.__anext__()
+        assert type(event).__name__ == "ResourceUpdated" and event.uri == "memory://knowledge-graph"
