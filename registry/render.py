@@ -607,12 +607,15 @@ class _View(dict):
 
 
 def _as_views(value: Any) -> Any:
-    """``value`` with every dict, however nested, turned into a ``_View``."""
+    """``value`` with every dict, however nested, turned into a ``_View`` (leaves are not visited)."""
     if isinstance(value, dict):
-        return _View((key, _as_views(item)) for key, item in value.items())
+        return _View({key: _as_views(item) if type(item) in _NESTED else item for key, item in value.items()})
     if isinstance(value, list):
-        return [_as_views(item) for item in value]
+        return [_as_views(item) if type(item) in _NESTED else item for item in value]
     return value
+
+
+_NESTED = (dict, list, _View)
 
 
 def _server_context(server: ServerData, tool_slugs: Sequence[str], template_dir: str | None) -> _View:
