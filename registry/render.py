@@ -537,7 +537,6 @@ def score_chart(overall_scores: Iterable[float | None]) -> dict[str, Any]:
     return {
         "bins": bins,
         "unscored": unscored,
-        "peak": peak,
         "width": width,
         "height": height,
         "bar": bar,
@@ -739,7 +738,6 @@ def render_index_files(
         **_assets(template_dir),
         rows=rows,
         chart=score_chart(row["overall"] for row in rows),
-        tiers=TIERS,
         root="",
     )
     index = [{key: value for key, value in row.items() if key != "tier_rank"} for row in rows]
