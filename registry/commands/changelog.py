@@ -4,20 +4,13 @@ from __future__ import annotations
 
 import click
 
+from registry.commands._options import format_option, registry_option
+
 
 @click.command("changelog")
 @click.argument("server")
-@click.option(
-    "--registry", "registry_url", metavar="URL", help="sqlite:///PATH or postgresql://… (MCPDEX_REGISTRY)."
-)
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(("text", "markdown", "json")),
-    default="text",
-    show_default=True,
-    help="Output format.",
-)
+@registry_option()
+@format_option("text", "markdown", "json")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Show only the newest N versions.")
 def changelog(server: str, registry_url: str | None, fmt: str, limit: int | None) -> None:
     """Print SERVER's schema changelog, newest version first, changes grouped by tool.

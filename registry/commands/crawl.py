@@ -11,6 +11,8 @@ from typing import Any
 
 import click
 
+from registry.commands._options import SERVICE_HELP, format_option, registry_option
+
 
 @dataclass
 class CrawlResult:
@@ -84,9 +86,7 @@ async def crawl_targets(
     "--concurrency", type=click.IntRange(min=1), default=8, show_default=True, help="Inspections at once."
 )
 @click.option("--save", is_flag=True, help="Record every inspection (failures included) in the registry.")
-@click.option(
-    "--registry", "registry_url", metavar="URL", help="sqlite:///PATH or postgresql://… (MCPDEX_REGISTRY)."
-)
+@registry_option(SERVICE_HELP)
 @click.option(
     "--timeout", type=click.FloatRange(min=0.5), default=30.0, show_default=True, help="Per-server deadline."
 )
@@ -94,14 +94,7 @@ async def crawl_targets(
     "--protocol-era", type=click.Choice(("auto", "legacy", "modern")), default="auto", show_default=True
 )
 @click.option("--only", multiple=True, metavar="NAME", help="Crawl only these entries of the config.")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(("text", "json")),
-    default="text",
-    show_default=True,
-    help="Output format.",
-)
+@format_option("text", "json")
 def crawl(
     config: str,
     concurrency: int,

@@ -8,23 +8,15 @@ from pathlib import Path
 
 import click
 
+from registry.commands._options import format_option, registry_option
 from registry.rules import LEVELS
 
 
 @click.command("diff")
 @click.argument("old")
 @click.argument("new")
-@click.option(
-    "--registry", "registry_url", metavar="URL", help="Registry for SERVER@VERSION sides (MCPDEX_REGISTRY)."
-)
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(("text", "json", "markdown")),
-    default="text",
-    show_default=True,
-    help="Output format.",
-)
+@registry_option("Registry for SERVER@VERSION sides (MCPDEX_REGISTRY).")
+@format_option("text", "json", "markdown")
 @click.option(
     "--fail-on",
     type=click.Choice(LEVELS),
@@ -57,14 +49,7 @@ def diff(old: str, new: str, registry_url: str | None, fmt: str, fail_on: str | 
 
 
 @click.command("rules")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(("text", "json", "markdown")),
-    default="text",
-    show_default=True,
-    help="Output format (markdown is what docs/rules.md holds).",
-)
+@format_option("text", "json", "markdown", help="Output format (markdown is what docs/rules.md holds).")
 @click.option(
     "--write", "write_path", type=click.Path(dir_okay=False), help="Write the Markdown reference here."
 )

@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from registry.commands._options import format_option, registry_option
 from registry.commands._target import target_options
 from registry.rules import LEVELS
 
@@ -50,12 +51,7 @@ def lock(out: str, **target: Any) -> None:
     default=None,
     help="Baseline snapshot file (default: mcpdex.lock.json, unless --registry is given).",
 )
-@click.option(
-    "--registry",
-    "registry_url",
-    metavar="URL",
-    help="Compare with the latest version recorded in this registry instead of a file.",
-)
+@registry_option("Compare with the latest version recorded in this registry instead of a file.")
 @click.option(
     "--against",
     metavar="SERVER[@VERSION]",
@@ -88,13 +84,8 @@ def lock(out: str, **target: Any) -> None:
     show_default=True,
     help="Level of a breaking change shipped without a major version bump.",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(_OUTPUT_FORMATS),
-    default="text",
-    show_default=True,
-    help="Report format on stdout; Markdown also goes to $GITHUB_STEP_SUMMARY when set.",
+@format_option(
+    *_OUTPUT_FORMATS, help="Report format on stdout; Markdown also goes to $GITHUB_STEP_SUMMARY when set."
 )
 @click.option(
     "--update",

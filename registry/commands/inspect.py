@@ -8,24 +8,16 @@ from typing import Any
 
 import click
 
+from registry.commands._options import SERVICE_HELP, format_option, registry_option
 from registry.commands._target import target_options
 
 
 @click.command("inspect")
 @target_options
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(("text", "json")),
-    default="text",
-    show_default=True,
-    help="Output format.",
-)
+@format_option("text", "json")
 @click.option("--out", type=click.Path(dir_okay=False), help="Also write the snapshot JSON to this file.")
 @click.option("--save", is_flag=True, help="Record the inspection (and a new version) in the registry.")
-@click.option(
-    "--registry", "registry_url", metavar="URL", help="sqlite:///PATH or postgresql://… (MCPDEX_REGISTRY)."
-)
+@registry_option(SERVICE_HELP)
 @click.option("--name", help="Registry name to save under (default: the config entry, else serverInfo.name).")
 def inspect(
     fmt: str, out: str | None, save: bool, registry_url: str | None, name: str | None, **target: Any

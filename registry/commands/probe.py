@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from registry.commands._options import format_option, registry_option
 from registry.commands._target import target_options
 
 
@@ -32,14 +33,7 @@ def _sizes(value: str) -> tuple[int, ...]:
 @click.option(
     "--force", is_flag=True, help="Run even though the graph is not empty (touches only its own names)."
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(("text", "json", "markdown")),
-    default="text",
-    show_default=True,
-    help="Output format.",
-)
+@format_option("text", "json", "markdown")
 @click.option(
     "--sizes",
     default="100,1000",
@@ -48,9 +42,7 @@ def _sizes(value: str) -> tuple[int, ...]:
     help="Entity counts of the standard graph the token cost is measured on.",
 )
 @click.option("--save", is_flag=True, help="Record the inspection and store the profile in the registry.")
-@click.option(
-    "--registry", "registry_url", metavar="URL", help="sqlite:///PATH or postgresql://… (MCPDEX_REGISTRY)."
-)
+@registry_option()
 @click.option("--name", help="Registry name to save under (default: the config entry, else serverInfo.name).")
 def probe(
     allow_writes: bool,

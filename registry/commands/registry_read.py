@@ -6,24 +6,14 @@ import json
 
 import click
 
-_REGISTRY = click.option(
-    "--registry", "registry_url", metavar="URL", help="sqlite:///PATH or postgresql://… (MCPDEX_REGISTRY)."
-)
-_FORMAT = click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(("text", "json")),
-    default="text",
-    show_default=True,
-    help="Output format.",
-)
+from registry.commands._options import format_option, registry_option
 
 
 @click.command("versions")
 @click.argument("server", required=False)
 @click.option("--all", "all_servers", is_flag=True, help="List every server in the registry instead.")
-@_REGISTRY
-@_FORMAT
+@registry_option()
+@format_option("text", "json")
 def versions(server: str | None, all_servers: bool, registry_url: str | None, fmt: str) -> None:
     """List the recorded versions of SERVER, oldest first (or every server with --all)."""
     from registry.errors import UsageError
@@ -82,8 +72,8 @@ def versions(server: str | None, all_servers: bool, registry_url: str | None, fm
 
 @click.command("show")
 @click.argument("spec", metavar="SERVER[@VERSION]")
-@_REGISTRY
-@_FORMAT
+@registry_option()
+@format_option("text", "json")
 def show(spec: str, registry_url: str | None, fmt: str) -> None:
     """Show a recorded snapshot: the latest of SERVER, or SERVER@VERSION (a label or sha256 digest)."""
     from registry.snapshot import dumps_snapshot

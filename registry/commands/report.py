@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from registry.commands._options import format_option, registry_option
 from registry.commands._target import target_options
 
 if TYPE_CHECKING:
@@ -28,12 +29,10 @@ _MIN_SERVERS_PER_JOB = 25
     type=click.Path(),
     help="The site folder (whole registry), or the file for one server (default: stdout).",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(("html", "markdown", "json")),
-    default="html",
-    show_default=True,
+@format_option(
+    "html",
+    "markdown",
+    "json",
     help="One server: a self-contained HTML page, the PR-comment Markdown, or the page's data as JSON.",
 )
 @click.option("--since", metavar="SNAPSHOT", help="One server: show the changes from this baseline.")
@@ -42,9 +41,7 @@ _MIN_SERVERS_PER_JOB = 25
     type=click.Path(file_okay=False, exists=True),
     help="A folder of templates that override the bundled ones by name.",
 )
-@click.option(
-    "--registry", "registry_url", metavar="URL", help="sqlite:///PATH or postgresql://… (MCPDEX_REGISTRY)."
-)
+@registry_option()
 @click.option(
     "--jobs", type=click.IntRange(min=1), help="Worker processes for a site (default: one per CPU)."
 )

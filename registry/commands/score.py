@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from registry.commands._options import format_option, registry_option
 from registry.commands._target import target_options
 
 TIER_CHOICES = ("A", "B", "C", "D")
@@ -24,13 +25,8 @@ SHORT = {
 
 @click.command("score")
 @target_options
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(("text", "json", "markdown")),
-    default="text",
-    show_default=True,
-    help="text: tables; json: the full Scorecard; markdown: a PR-ready report.",
+@format_option(
+    "text", "json", "markdown", help="text: tables; json: the full Scorecard; markdown: a PR-ready report."
 )
 @click.option(
     "--min-tier",
@@ -45,9 +41,7 @@ SHORT = {
     type=click.IntRange(min=0),
     help="How many of the lowest dimension scores to explain in text and markdown output.",
 )
-@click.option(
-    "--registry", "registry_url", metavar="URL", help="Registry for SERVER[@VERSION] (MCPDEX_REGISTRY)."
-)
+@registry_option("Registry for SERVER[@VERSION] (MCPDEX_REGISTRY).")
 def score(
     fmt: str,
     min_tier: str | None,

@@ -9,18 +9,15 @@ from typing import TYPE_CHECKING
 
 import click
 
+from registry.commands._options import registry_option
 from registry.errors import UsageError
 
 if TYPE_CHECKING:
     from registry.tokens import TokenStore
 
-_REGISTRY_HELP = (
-    "Registry database: sqlite:///PATH or postgresql://… (default: MCPDEX_REGISTRY, else the data dir)."
-)
-
 
 @click.command()
-@click.option("--registry", "registry_url", metavar="URL", help=_REGISTRY_HELP)
+@registry_option()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option(
     "--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="Port to listen on."
@@ -92,7 +89,7 @@ def token() -> None:
     metavar="PATTERN",
     help="Shell-style pattern of the server names this token may write to, e.g. 'acme-*'.",
 )
-@click.option("--registry", "registry_url", metavar="URL", help=_REGISTRY_HELP)
+@registry_option()
 def create(name: str, scope: str, registry_url: str | None) -> None:
     """Create a token NAME; prints the secret once (only its hash is kept)."""
     with _tokens(registry_url) as tokens:
@@ -106,7 +103,7 @@ def create(name: str, scope: str, registry_url: str | None) -> None:
 
 
 @token.command("list")
-@click.option("--registry", "registry_url", metavar="URL", help=_REGISTRY_HELP)
+@registry_option()
 @click.option(
     "--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True
 )
@@ -132,7 +129,7 @@ def list_tokens(registry_url: str | None, output_format: str) -> None:
 
 @token.command("revoke")
 @click.argument("name_or_id")
-@click.option("--registry", "registry_url", metavar="URL", help=_REGISTRY_HELP)
+@registry_option()
 def revoke(name_or_id: str, registry_url: str | None) -> None:
     """Revoke a token by name or id; writes with it are refused from now on."""
     with _tokens(registry_url) as tokens:
