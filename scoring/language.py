@@ -27,13 +27,12 @@ _VERBS_BY_KIND: dict[str, str] = {
         "measure predict recommend suggest capture screenshot crawl scrape ping echo sample diff "
         "transcribe geocode encode decode hash sort filter match grep tokenize explain interpret "
         "classify render generate draw plot chart visualize visualise print calculate solve "
-        "lint audit review research discover locate trace track watch poll"
+        "lint audit review research discover locate trace track watch poll open"
     ),
     "create": (
         "create add insert make register post publish upload write save store put build schedule book "
         "launch spawn invite submit commit push log record import install initialize init clone fork "
-        "copy duplicate attach comment reply tag label star follow subscribe enqueue provision allocate "
-        "open"
+        "copy duplicate attach comment reply tag label star follow subscribe enqueue provision allocate"
     ),
     "update": (
         "update edit modify set change patch rename move replace merge assign configure enable disable "

@@ -214,7 +214,11 @@ def lifecycle(tools: list[dict[str, Any]], analyses: dict[str, Analysis]) -> tup
     if no_change and len(no_change) * 2 >= len(created):
         return 3, f"Creates {listed(no_change)} but cannot update or delete them; add those tools."
     if no_change or partial:
-        return 4, f"Minor gaps: {listed(partial)} lack an update or a delete tool."
+        missing: dict[str, list[str]] = {}
+        for key in sorted(partial):
+            missing.setdefault(" or ".join(sorted({"update", "delete"} - created[key])), []).append(key)
+        gaps = "; ".join(f"no tool to {verbs} {listed(keys)}" for verbs, keys in sorted(missing.items()))
+        return 4, f"Minor gaps: {gaps}."
     return 5, f"Full lifecycle for {listed(list(created))}: create, read, update and delete."
 
 
