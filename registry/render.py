@@ -20,10 +20,15 @@ from typing import Any, TypedDict
 
 from markupsafe import Markup
 
+from registry.errors import UsageError
 from registry.snapshot import server_version
 from registry.templating import environment, render
 
 SITE_FORMAT = "mcpdex.site/1"
+MANIFEST_FORMAT = "mcpdex.manifest/1"
+# The list of files a site render wrote, kept in the site folder so the next render can remove
+# the ones it no longer produces (and nothing else).
+MANIFEST_NAME = ".mcpdex-manifest.json"
 
 # Display order and labels of the six TDQS dimensions (the scorecard's keys).
 DIMENSIONS: tuple[tuple[str, str], ...] = (
@@ -800,6 +805,44 @@ def render_site(servers: Iterable[ServerData], *, template_dir: str | None = Non
     ``render_server_files`` per server (in worker processes) and ``render_index_files`` once.
     """
     return SiteFiles(servers, template_dir)
+
+
+def site_manifest(paths: Iterable[str]) -> bytes:
+    """The manifest of a rendered site: its files' relative paths, sorted."""
+    return (
+        json.dumps({"format": MANIFEST_FORMAT, "files": sorted(set(paths))}, indent=2, ensure_ascii=False)
+        + "\n"
+    ).encode("utf-8")
+
+
+def stale_paths(manifest: bytes, produced: Iterable[str]) -> list[str]:
+    """Files a previous render listed in ``manifest`` that this render no longer produces, sorted.
+
+    Only relative paths without ``..`` or empty parts qualify, so a hand-edited manifest can never
+    name anything outside the site folder, nor the manifest itself.
+    """
+    try:
+        document = json.loads(manifest)
+        listed = document["files"] if document.get("format") == MANIFEST_FORMAT else None
+    except (ValueError, AttributeError, KeyError):
+        listed = None
+    if not isinstance(listed, list):
+        raise UsageError(
+            f"{MANIFEST_NAME} in the site folder is not an mcpdex manifest; "
+            "delete it and render again (files of removed servers then stay until you delete them)"
+        )
+    keep = set(produced) | {MANIFEST_NAME}
+    return sorted(
+        {
+            path
+            for path in listed
+            if isinstance(path, str)
+            and path not in keep
+            and not path.startswith("/")
+            and "\\" not in path
+            and all(part not in ("", ".", "..") for part in path.split("/"))
+        }
+    )
 
 
 def _tool_document(server: ServerData, tool: dict[str, Any]) -> dict[str, Any]:

@@ -94,7 +94,7 @@ def write_site(
     CPU), so memory stays flat however large the registry; the index is rendered last.
     """
     from registry.paths import default_registry_url
-    from registry.render import render_index_files, server_slugs
+    from registry.render import MANIFEST_NAME, render_index_files, server_slugs, site_manifest, stale_paths
     from registry.store import open_store
 
     url = registry_url or default_registry_url()
@@ -119,25 +119,45 @@ def write_site(
     rows = [row for batch_rows, _ in results for row in batch_rows]
     index = render_index_files(rows, template_dir=template_dir)
     _write_files(root, index)
-    return sum(count for _, count in results) + len(index), len(names)
+    produced = [*index, *(path for _, paths in results for path in paths)]
+    manifest = root / MANIFEST_NAME
+    if manifest.is_file():
+        _remove_stale(root, stale_paths(manifest.read_bytes(), produced))
+    _write_files(root, {MANIFEST_NAME: site_manifest(produced)})
+    return len(produced), len(names)
 
 
 def _render_batch(
     url: str, template_dir: str | None, root: str, batch: list[tuple[str, str]]
-) -> tuple[list[dict[str, Any]], int]:
-    """Judge, render and write the servers of one batch; returns their index rows and the file count."""
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """Judge, render and write the servers of one batch; returns their index rows and the files written."""
     from registry.render import render_server_files, summary_row
     from registry.store import open_store
 
-    rows, count = [], 0
+    rows, paths = [], []
     with open_store(url) as store:
         for name, slug in batch:
             data = server_data(store, name)
             files = render_server_files(data, slug, template_dir=template_dir)
             _write_files(Path(root), files)
             rows.append(summary_row(data, slug))
-            count += len(files)
-    return rows, count
+            paths.extend(files)
+    return rows, paths
+
+
+def _remove_stale(root: Path, stale: list[str]) -> None:
+    """Delete files an earlier render wrote and this one did not, then the folders that left empty."""
+    folders: set[Path] = set()
+    for relative in stale:
+        path = root / relative
+        # A symlinked folder could lead outside the site: only regular files under it are removed.
+        if not path.parent.resolve().is_relative_to(root) or not path.is_file() or path.is_symlink():
+            continue
+        path.unlink()
+        folders.update(parent for parent in path.parents if parent.is_relative_to(root) and parent != root)
+    for folder in sorted(folders, key=lambda p: len(p.parts), reverse=True):
+        if not any(folder.iterdir()):
+            folder.rmdir()
 
 
 def _write_files(root: Path, files: dict[str, bytes]) -> None:

@@ -39,7 +39,7 @@ def peer_snapshots(tmp_path_factory, py_peer, npm_peer) -> dict[str, Path]:
     return paths
 
 
-def fill_registry(url: str, snapshots: dict[str, Path]) -> None:
+def fill_registry(url: str, snapshots: dict[str, Path], without: str = "") -> None:
     """Record the peers as the store does after `inspect --save`, plus one failed inspection."""
     with open_store(url) as store:
         for key, server, at in (
@@ -47,6 +47,8 @@ def fill_registry(url: str, snapshots: dict[str, Path]) -> None:
             ("time-new", "time", "2026-10-20T10:00:00Z"),
             ("memory", "memory", "2026-10-20T11:00:00Z"),
         ):
+            if server == without:
+                continue
             snapshot = dict(load_snapshot(snapshots[key]))
             store.record_inspection(
                 snapshot, server=server, ok=True, error=None, started_at=at, duration_s=1.5
@@ -209,3 +211,49 @@ def test_unknown_registry_version_is_reported_without_traceback(sqlite_registry)
     result = run("report", "time@9.9.9", "--registry", sqlite_registry, check=False)
     assert result.returncode == 2
     assert "9.9.9" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_rerendering_removes_the_files_of_a_server_that_left_and_nothing_else(
+    tmp_path, sqlite_registry, peer_snapshots
+) -> None:
+    site = tmp_path / "site"
+    run("report", "--out", str(site), "--registry", sqlite_registry)
+    manifest = json.loads(read(site, ".mcpdex-manifest.json"))
+    assert manifest["files"] == sorted(manifest["files"]) and "servers/memory/index.html" in manifest["files"]
+    (site / "CNAME").write_text("mcp.example.org\n", encoding="utf-8")
+    (site / "servers" / "memory" / "notes.txt").write_text("mine\n", encoding="utf-8")
+    (site / "servers" / "time" / "tools" / "extra.html").write_text("mine\n", encoding="utf-8")
+
+    # The same registry without the memory server.
+    fewer = f"sqlite:///{tmp_path / 'fewer.sqlite'}"
+    fill_registry(fewer, peer_snapshots, without="memory")
+    result = run("report", "--out", str(site), "--registry", fewer)
+    assert "for 2 servers" in result.stderr
+    assert not (site / "servers" / "memory" / "index.html").exists()
+    assert not (site / "servers" / "memory" / "tools").exists()  # emptied, so pruned
+    assert (site / "servers" / "memory" / "notes.txt").read_text(encoding="utf-8") == "mine\n"
+    assert (site / "CNAME").exists() and (site / "servers" / "time" / "tools" / "extra.html").exists()
+    assert (site / "servers" / "time" / "index.html").exists()
+    listed = json.loads(read(site, ".mcpdex-manifest.json"))["files"]
+    assert not [path for path in listed if path.startswith("servers/memory/")]
+    assert sorted(listed) == sorted(
+        str(p.relative_to(site))
+        for p in site.rglob("*")
+        if p.is_file() and p.name not in {".mcpdex-manifest.json", "CNAME", "notes.txt", "extra.html"}
+    )
+
+
+def test_a_manifest_never_removes_files_outside_the_site(tmp_path, sqlite_registry) -> None:
+    site, outside = tmp_path / "site", tmp_path / "outside.txt"
+    outside.write_text("keep\n", encoding="utf-8")
+    run("report", "--out", str(site), "--registry", sqlite_registry)
+    manifest = site / ".mcpdex-manifest.json"
+    document = json.loads(manifest.read_text(encoding="utf-8"))
+    document["files"] += ["../outside.txt", str(outside), "servers/../../outside.txt"]
+    manifest.write_text(json.dumps(document), encoding="utf-8")
+    run("report", "--out", str(site), "--registry", sqlite_registry)
+    assert outside.read_text(encoding="utf-8") == "keep\n"
+    manifest.write_text("not json", encoding="utf-8")
+    result = run("report", "--out", str(site), "--registry", sqlite_registry, check=False)
+    assert result.returncode == 2 and ".mcpdex-manifest.json" in result.stderr
+    assert "Traceback" not in result.stderr
