@@ -317,6 +317,7 @@ def _changelog(versions: Sequence[VersionEntry], template_dir: str | None) -> li
             view["html"] = macros.change_item(view)
         entries.append(
             _View(
+                position=index,
                 label=_as_text(version.get("label")),
                 first=index == 0,
                 date=format_date(version.get("first_seen")),
@@ -336,14 +337,47 @@ def _counted(views: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _tool_changelog(entries: list[dict[str, Any]], tool: str) -> list[dict[str, Any]]:
-    """The versions that changed ``tool`` (and the first one), with only its changes."""
+def _tool_changelog(entries: list[dict[str, Any]], tool: str, first: int) -> list[dict[str, Any]]:
+    """The versions that changed ``tool`` and the one it appeared in (at ``first``), with only its changes."""
     kept = []
     for entry in entries:
         views = [view for view in entry["changes"] if view["tool"] == tool]
-        if views or entry["first"]:
-            kept.append(_View(entry, **_counted(views)))
+        if views or entry["position"] == first:
+            kept.append(_View(entry, first=entry["position"] == first, **_counted(views)))
     return kept
+
+
+def _concerns(change: dict[str, Any], tool: str) -> bool:
+    renamed_to = change.get("rule") == "tool-renamed" and change.get("after") == tool
+    return change.get("tool") == tool or renamed_to
+
+
+def _tool_timeline(versions: Sequence[VersionEntry], tool: str) -> tuple[int, list[int]]:
+    """Positions of the version ``tool`` first appeared in and of the later ones that changed it.
+
+    A tool that a diff adds (or renames to) before any diff removes it arrived then; otherwise it
+    was there from the first recorded version.
+    """
+    arrived = left = None
+    changed = []
+    for position, version in enumerate(versions):
+        mine = [change for change in version.get("changes") or [] if _concerns(change, tool)]
+        if mine:
+            changed.append(position)
+        rules = {(change.get("rule"), change.get("tool") == tool) for change in mine}
+        if arrived is None and rules & {("tool-added", True), ("tool-renamed", False)}:
+            arrived = position
+        if left is None and rules & {("tool-removed", True), ("tool-renamed", True)}:
+            left = position
+    first = arrived if arrived is not None and (left is None or arrived < left) else 0
+    return first, [position for position in changed if position > first]
+
+
+def _history(versions: Sequence[VersionEntry], first: int, changed: list[int]) -> dict[str, Any]:
+    """``{"first": label, "changed": [labels]}``: where a tool first appeared, and what changed it since."""
+    if not versions:
+        return {"first": None, "changed": []}
+    return {"first": versions[first]["label"], "changed": [versions[index]["label"] for index in changed]}
 
 
 def _top_level(changes: Iterable[dict[str, Any]]) -> str:
@@ -718,17 +752,20 @@ def render_server_files(
         f"{folder}/index.json": _json_bytes(server_document(server)),
     }
     for tool, view in zip(_tools(server.snapshot), context["tools"], strict=True):
+        first, changed = _tool_timeline(server.versions, view["name"])
+        history = _history(server.versions, first, changed)
         page = render(
             "tool.html.j2",
             template_dir,
             **assets,
             **context,
             tool=view,
-            tool_changelog=_tool_changelog(context["changelog"], view["name"]),
+            tool_changelog=_tool_changelog(context["changelog"], view["name"], first),
+            history=_as_views(history),
             root="../../../",
         )
         files[f"{folder}/tools/{view['slug']}.html"] = page.encode("utf-8")
-        files[f"{folder}/tools/{view['slug']}.json"] = _json_bytes(_tool_document(server, tool))
+        files[f"{folder}/tools/{view['slug']}.json"] = _json_bytes(_tool_document(server, tool, history))
     return files
 
 
@@ -845,7 +882,7 @@ def stale_paths(manifest: bytes, produced: Iterable[str]) -> list[str]:
     )
 
 
-def _tool_document(server: ServerData, tool: dict[str, Any]) -> dict[str, Any]:
+def _tool_document(server: ServerData, tool: dict[str, Any], history: dict[str, Any]) -> dict[str, Any]:
     name = tool.get("name")
     cards = (server.scorecard or {}).get("tools") or []
     return {
@@ -854,6 +891,7 @@ def _tool_document(server: ServerData, tool: dict[str, Any]) -> dict[str, Any]:
         "version": server_version(server.snapshot),
         "tool": tool,
         "score": next((c for c in cards if isinstance(c, dict) and c.get("name") == name), None),
+        "history": history,
         "changes": [
             {"version": version["label"], "change": change}
             for version in server.versions

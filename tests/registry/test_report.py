@@ -257,3 +257,58 @@ def test_a_manifest_never_removes_files_outside_the_site(tmp_path, sqlite_regist
     result = run("report", "--out", str(site), "--registry", sqlite_registry, check=False)
     assert result.returncode == 2 and ".mcpdex-manifest.json" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def notes_snapshot(version: str, tools: list[dict]) -> dict:
+    from registry.snapshot import compute_digest
+
+    snapshot = {
+        "format": "mcpdex.snapshot/1",
+        "server": {"name": "notes", "title": None, "version": version, "instructions": None},
+        "source": {"transport": "stdio", "target": "notes"},
+        "protocolVersion": "2025-11-25",
+        "capabilities": {"tools": {}},
+        "capturedAt": "2026-10-01T10:00:00Z",
+        "tools": tools,
+        "resources": [],
+        "resourceTemplates": [],
+        "prompts": [],
+        "problems": [],
+    }
+    return {**snapshot, "digest": compute_digest(snapshot)}
+
+
+def test_a_tool_page_dates_the_tool_from_the_version_that_added_it(tmp_path) -> None:
+    schema = {"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]}
+    read_note = {"name": "read_note", "description": "Read one note by id.", "inputSchema": schema}
+    write_note = {"name": "write_note", "description": "Write one note.", "inputSchema": schema}
+    reworded = {**write_note, "description": "Write one note, replacing any note with that id."}
+    url = f"sqlite:///{tmp_path / 'registry.sqlite'}"
+    with open_store(url) as store:
+        for day, (version, tools) in enumerate(
+            (("1.0.0", [read_note]), ("1.1.0", [read_note, write_note]), ("1.2.0", [read_note, reworded])),
+            start=1,
+        ):
+            store.record_inspection(
+                notes_snapshot(version, tools),
+                server="notes",
+                ok=True,
+                error=None,
+                started_at=f"2026-10-0{day}T10:00:00Z",
+                duration_s=0.1,
+            )
+    site = tmp_path / "site"
+    run("report", "--out", str(site), "--registry", url)
+
+    added = json.loads(read(site, "servers/notes/tools/write_note.json"))
+    assert added["history"] == {"first": "1.1.0", "changed": ["1.2.0"]}
+    assert json.loads(read(site, "servers/notes/tools/read_note.json"))["history"] == {
+        "first": "1.0.0",
+        "changed": [],
+    }
+    html = read(site, "servers/notes/tools/write_note.html")
+    assert "First appeared in v1.1.0 ; changed in v1.2.0 ." in text_of(html)
+    sections = dict(re.findall(r'<section aria-label="Version ([^"]+)">(.*?)</section>', html, re.S))
+    assert set(sections) == {"1.1.0", "1.2.0"}  # the version before the tool existed is not its history
+    assert "First observed." in sections["1.1.0"] and "First observed." not in sections["1.2.0"]
+    assert "First observed." in text_of(read(site, "servers/notes/tools/read_note.html"))
