@@ -2,13 +2,15 @@
 
 Used by ``inspect --save``, ``crawl`` and ``check`` when ``--registry`` is an http(s) URL. Writes carry
 the bearer token from ``MCPDEX_TOKEN``. A 503 (the service's database is restarting) is retried a
-few times with a short back-off before it becomes an error.
+few times with a short back-off before it becomes an error; a submission carries one idempotency key
+across its retries, so one whose commit landed but whose answer was lost is not recorded twice.
 """
 
 from __future__ import annotations
 
 import os
 import time
+import uuid
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
@@ -66,8 +68,16 @@ class RegistryClient:
     def close(self) -> None:
         self._http.close()
 
-    def _request(self, method: str, path: str, *, write: bool = False, **kwargs: Any) -> Any:
-        headers = {}
+    def _request(
+        self,
+        method: str,
+        path: str,
+        *,
+        write: bool = False,
+        headers: dict[str, str] | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        headers = dict(headers or {})
         if write:
             if not self.token:
                 raise UsageError(
@@ -113,10 +123,13 @@ class RegistryClient:
         error: str | None = None,
         started_at: str | None = None,
         duration_s: float = 0.0,
+        idempotency_key: str | None = None,
     ) -> dict[str, Any]:
         """Record an inspection of ``server``: a snapshot, or ``snapshot=None`` with the ``error``.
 
         Returns the service's answer: ``server``, ``version``, ``digest``, ``new_version``, ``inspection_id``.
+        ``idempotency_key`` (a new UUID when None) is sent with every retry of this call; pass the same
+        one again to repeat a submission whose outcome is unknown and get its first answer.
         """
         if snapshot is None and not error:
             raise UsageError("a failed inspection needs its error message")
@@ -124,7 +137,14 @@ class RegistryClient:
         if started_at:
             body["startedAt"] = started_at
         body["durationS"] = duration_s
-        return self._request("POST", _server_path(server) + "/inspections", write=True, json=body)
+        key = idempotency_key or str(uuid.uuid4())
+        return self._request(
+            "POST",
+            _server_path(server) + "/inspections",
+            write=True,
+            headers={"Idempotency-Key": key},
+            json=body,
+        )
 
     def snapshot(self, server: str, version: str | None = None) -> dict[str, Any]:
         """The recorded snapshot of ``server`` at ``version`` (the latest when None)."""

@@ -4,6 +4,7 @@ Reads are public and carry ``ETag`` and ``Cache-Control``; writes need a bearer 
 ``registry.tokens``. Every endpoint is one row of ``ENDPOINTS``, from which both the routes and the
 OpenAPI document are built. Errors are JSON ``{"error": {"code", "message"}}``; a database outage is a
 503 with ``Retry-After``, never a half-written inspection (the store writes each one in a transaction).
+A submission with an ``Idempotency-Key`` header is recorded once: a retry of it gets the first answer.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from registry.changelog import build_changelog
 from registry.errors import MCPDexError, NotFoundError, SnapshotError
 from registry.gate import evaluate
 from registry.snapshot import compute_digest, parse_snapshot, server_version
+from registry.store import SubmissionKey, SubmissionKeyReused
 from registry.tokens import TokenRecord, TokenRejected, TokenStore, open_tokens
 
 log = logging.getLogger("mcpdex.serve")
@@ -53,6 +55,8 @@ _NAME_SHAPE = re.compile(r"^@?[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9.
 _ROUTE_WORDS = frozenset({"versions", "changelog", "score", "inspections", "compatibility", "snapshot"})
 _MAX_NAME = 200
 _MAX_LABEL = 128
+# Visible ASCII only: a UUID fits many times over, and the key is stored and compared as sent.
+_IDEMPOTENCY_KEY = re.compile(r"^[\x21-\x7e]{1,128}$")
 _TIERS = frozenset("ABCDF")
 _FAIL_ON = frozenset({"breaking", "warning", "info"})
 
@@ -587,22 +591,42 @@ async def submit_inspection(request: Request) -> Response:
     if not body["ok"] and (body.get("snapshot") is not None or not body.get("error")):
         raise ApiError(422, "invalid_submission", "a failed inspection carries its 'error' and no 'snapshot'")
     _refuse_nul(body.get("error"), "submission field error", "invalid_submission")
+    key = _submission_key(request, name, body)
     started_at = body.get("startedAt") or (snapshot or {}).get("capturedAt") or _now()
-    recorded = await _db(
-        request.app.state.store.record_inspection,
-        snapshot,
-        server=name,
-        ok=bool(body["ok"]),
-        error=body.get("error"),
-        started_at=started_at,
-        duration_s=float(body.get("durationS", 0.0)),
-    )
+    try:
+        recorded = await _db(
+            request.app.state.store.record_inspection,
+            snapshot,
+            server=name,
+            ok=bool(body["ok"]),
+            error=body.get("error"),
+            started_at=started_at,
+            duration_s=float(body.get("durationS", 0.0)),
+            key=key,
+        )
+    except SubmissionKeyReused as exc:
+        raise ApiError(422, "idempotency_key_reused", str(exc)) from None
     request.app.state.summaries.invalidate()
-    return JSONResponse(
-        dataclasses.asdict(recorded),
-        status_code=201 if recorded.new_version else 200,
-        headers={"Cache-Control": "no-store"},
-    )
+    answer = dataclasses.asdict(recorded)
+    headers = {"Cache-Control": "no-store"}
+    if answer.pop("replayed"):
+        headers["Idempotent-Replayed"] = "true"
+    return JSONResponse(answer, status_code=201 if recorded.new_version else 200, headers=headers)
+
+
+def _submission_key(request: Request, server: str, body: dict[str, Any]) -> SubmissionKey | None:
+    """The request's ``Idempotency-Key``, with a fingerprint of the server and the body as sent."""
+    key = request.headers.get("idempotency-key")
+    if key is None:
+        return None
+    if not _IDEMPOTENCY_KEY.match(key):
+        raise ApiError(
+            400,
+            "invalid_idempotency_key",
+            "header Idempotency-Key must be 1 to 128 visible ASCII characters (a UUID, say)",
+        )
+    fingerprint = "sha256:" + hashlib.sha256(_json_bytes({"server": server, "body": body})).hexdigest()
+    return SubmissionKey(key, fingerprint)
 
 
 async def check_compatibility(request: Request) -> Response:
@@ -643,7 +667,7 @@ def _now() -> str:
 @dataclass(frozen=True)
 class Param:
     name: str
-    where: str  # "path" | "query"
+    where: str  # "path" | "query" | "header"
     description: str
     schema: dict[str, Any] = field(default_factory=lambda: {"type": "string"})
 
@@ -734,17 +758,27 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "submitInspection",
         "Record an inspection: a snapshot (answers whether it made a new version) or a failure.",
         submit_inspection,
-        (_NAME,),
+        (
+            _NAME,
+            Param(
+                "Idempotency-Key",
+                "header",
+                "A key for this submission, kept across its retries (a UUID): a key already recorded "
+                "answers the first result again, with Idempotent-Replayed: true, and records nothing.",
+                {"type": "string", "minLength": 1, "maxLength": 128, "pattern": "^[\\x21-\\x7e]+$"},
+            ),
+        ),
         body="Submission",
         responses={
             200: "Recorded; the version was already known",
             201: "Recorded; a new version",
-            400: "Malformed JSON or server name",
+            400: "Malformed JSON, server name or Idempotency-Key",
             401: "Missing, unknown or revoked token",
             403: "The token's scope does not cover this server",
             413: "Body over the size limit",
             415: "Body is not JSON",
-            422: "The snapshot or submission does not validate",
+            422: "The snapshot or submission does not validate, or the Idempotency-Key was used for "
+            "another submission",
             503: _NOT_FOUND[503],
         },
         auth=True,

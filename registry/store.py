@@ -3,7 +3,8 @@
 SQLAlchemy Core only. The store persists and queries; it never judges. A new version row is
 written only when a server's digest has not been seen before, and every inspection (failed
 ones included) gets a row. Concurrent writers rely on unique constraints, not on locks held
-in Python, so several processes or machines can save at once without losing or doubling rows.
+in Python, so several processes or machines can save at once without losing or doubling rows. A
+submission that carries an idempotency key is recorded once however often it is retried.
 """
 
 from __future__ import annotations
@@ -65,6 +66,22 @@ def tables() -> SimpleNamespace:
         sa.Column("duration_s", sa.Float, nullable=False),
         sa.Index("ix_inspections_server_at", "server_id", "at"),
     )
+    # One row per keyed submission, written in the inspection's transaction: a retry whose first
+    # attempt committed finds it and gets the first answer back instead of a second inspection.
+    submission_keys = sa.Table(
+        "submission_keys",
+        metadata,
+        sa.Column("key", sa.String(128), primary_key=True),
+        sa.Column("fingerprint", sa.String(80), nullable=False),
+        sa.Column(
+            "inspection_id",
+            sa.Integer,
+            sa.ForeignKey("inspections.id", ondelete="CASCADE"),
+            nullable=False,
+        ),
+        sa.Column("new_version", sa.Boolean, nullable=False),
+        sa.Column("at", sa.String(32), nullable=False),
+    )
     profiles = sa.Table(
         "profiles",
         metadata,
@@ -75,20 +92,29 @@ def tables() -> SimpleNamespace:
         sa.UniqueConstraint("version_id", name="uq_profiles_version"),
     )
     return SimpleNamespace(
-        metadata=metadata, servers=servers, versions=versions, inspections=inspections, profiles=profiles
+        metadata=metadata,
+        servers=servers,
+        versions=versions,
+        inspections=inspections,
+        submission_keys=submission_keys,
+        profiles=profiles,
     )
 
 
 # Reads are plain SQL that SQLite and PostgreSQL both accept, run through SQLAlchemy for
 # PostgreSQL and through the standard library for SQLite (so `mcpdex show` starts fast).
 _SQL_SERVER = "SELECT id, name, title FROM servers WHERE name = :name"
-_SQL_SERVERS = "SELECT id, name, title FROM servers ORDER BY name"
-_SQL_VERSIONS = (
-    "SELECT label, digest, first_seen, last_seen, {snapshot} AS snapshot FROM versions "
-    "WHERE server_id = :server_id ORDER BY first_seen, id"
+# Every server with its last inspection, in one statement whatever the number of servers.
+_SQL_SERVERS = (
+    "SELECT s.id AS id, s.name AS name, s.title AS title, i.at AS at, i.ok AS ok, i.error AS error "
+    "FROM servers s LEFT JOIN (SELECT server_id, at, ok, error, "
+    "ROW_NUMBER() OVER (PARTITION BY server_id ORDER BY at DESC, id DESC) AS n FROM inspections) i "
+    "ON i.server_id = s.id AND i.n = 1 ORDER BY s.name"
 )
-_SQL_LAST_INSPECTION = (
-    "SELECT at, ok, error FROM inspections WHERE server_id = :server_id ORDER BY at DESC, id DESC LIMIT 1"
+# {where} is one server's (``WHERE server_id = :server_id``) or empty for every server's at once.
+_SQL_VERSIONS = (
+    "SELECT server_id, label, digest, first_seen, last_seen, {snapshot} AS snapshot FROM versions "
+    "{where} ORDER BY first_seen, id"
 )
 _SQL_INSPECTIONS = (
     "SELECT i.at AS at, i.ok AS ok, i.error AS error, i.duration_s AS duration_s, v.label AS label "
@@ -103,13 +129,29 @@ _SQL_PROFILE = (
 
 @dataclass(frozen=True)
 class Recorded:
-    """What ``record_inspection`` did: the version label the snapshot landed under, and if it was new."""
+    """What ``record_inspection`` did: the version label the snapshot landed under, and if it was new.
+
+    ``replayed`` says the submission's key had been recorded before: the rest is that first answer.
+    """
 
     server: str
     version: str | None
     digest: str | None
     new_version: bool
     inspection_id: int
+    replayed: bool = False
+
+
+@dataclass(frozen=True)
+class SubmissionKey:
+    """A client's key for one logical submission, and a fingerprint of what it submitted under it."""
+
+    key: str
+    fingerprint: str
+
+
+class SubmissionKeyReused(RegistryError):
+    """An idempotency key came back with a different submission than the one first recorded under it."""
 
 
 @dataclass(frozen=True)
@@ -321,16 +363,21 @@ class Store:
         error: str | None,
         started_at: str,
         duration_s: float,
+        key: SubmissionKey | None = None,
     ) -> Recorded:
-        """Record one inspection; with a snapshot, also its version when the digest is new."""
+        """Record one inspection; with a snapshot, also its version when the digest is new.
+
+        With ``key``, a key already recorded answers its first result (``replayed``) and records
+        nothing; the same key with another fingerprint raises :class:`SubmissionKeyReused`.
+        """
         from sqlalchemy.exc import IntegrityError, OperationalError
 
         for attempt in range(8):
             try:
-                return self._record_once(snapshot, server, ok, error, started_at, duration_s)
+                return self._record_once(snapshot, server, ok, error, started_at, duration_s, key)
             except IntegrityError:
-                # Another writer inserted the same server, digest or label between our read and
-                # write; the retry sees its row.
+                # Another writer inserted the same server, digest, label or key between our read
+                # and write; the retry sees its row.
                 if attempt == 7:
                     raise
             except OperationalError as exc:
@@ -349,10 +396,15 @@ class Store:
         error: str | None,
         started_at: str,
         duration_s: float,
+        key: SubmissionKey | None,
     ) -> Recorded:
         t = tables()
         title = ((snapshot or {}).get("server") or {}).get("title")
         with self._transaction(self.engine, write=True) as conn:
+            if key is not None:
+                first = self._keyed_answer(conn, key)
+                if first is not None:
+                    return first
             server_id = self._ensure_server(conn, server, title)
             version_id = label = digest = None
             new_version = False
@@ -370,7 +422,43 @@ class Store:
                     duration_s=duration_s,
                 )
             ).inserted_primary_key[0]
+            if key is not None:
+                conn.execute(
+                    t.submission_keys.insert().values(
+                        key=key.key,
+                        fingerprint=key.fingerprint,
+                        inspection_id=inspection_id,
+                        new_version=new_version,
+                        at=_now(),
+                    )
+                )
         return Recorded(server, label, digest, new_version, int(inspection_id))
+
+    def _keyed_answer(self, conn: Connection, key: SubmissionKey) -> Recorded | None:
+        """The first answer given for ``key``, rebuilt from its rows; None when the key is new."""
+        import sqlalchemy as sa
+
+        t = tables()
+        k, i, v, s = t.submission_keys.c, t.inspections.c, t.versions.c, t.servers.c
+        row = conn.execute(
+            sa.select(k.fingerprint, k.inspection_id, k.new_version, s.name, v.label, v.digest)
+            .select_from(
+                t.submission_keys.join(t.inspections, k.inspection_id == i.id)
+                .join(t.servers, i.server_id == s.id)
+                .outerjoin(t.versions, i.version_id == v.id)
+            )
+            .where(k.key == key.key)
+        ).first()
+        if row is None:
+            return None
+        if row.fingerprint != key.fingerprint:
+            raise SubmissionKeyReused(
+                f"idempotency key {key.key!r} was first used for another submission (to {row.name!r}); "
+                "send a new key for each submission and reuse it only to retry that submission"
+            )
+        return Recorded(
+            row.name, row.label, row.digest, bool(row.new_version), int(row.inspection_id), replayed=True
+        )
 
     def _ensure_server(self, conn: Connection, name: str, title: str | None) -> int:
         import sqlalchemy as sa
@@ -450,11 +538,17 @@ class Store:
 
     def servers(self) -> list[ServerSummary]:
         """Every server, by name, with its latest version and last inspection."""
+        # Two statements in all (servers with their last inspection, then every version), not
+        # two per server: listing a directory of many servers is one round trip each.
+        rows = self._query(_SQL_SERVERS)
+        by_server: dict[int, list[Any]] = {}
+        for version in self._query(_SQL_VERSIONS.format(snapshot="NULL", where="")):
+            by_server.setdefault(int(version["server_id"]), []).append(version)
         summaries = []
-        for row in self._query(_SQL_SERVERS):
-            versions = self._versions(row["id"], with_snapshots=False)
-            last = self._query(_SQL_LAST_INSPECTION, server_id=row["id"])
+        for row in rows:
+            versions = _version_records(by_server.get(int(row["id"]), []), with_snapshots=False)
             latest = versions[-1] if versions else None
+            inspected = row["at"] is not None
             summaries.append(
                 ServerSummary(
                     name=row["name"],
@@ -462,9 +556,9 @@ class Store:
                     latest_version=latest.label if latest else None,
                     latest_digest=latest.digest if latest else None,
                     version_count=len(versions),
-                    last_inspected_at=last[0]["at"] if last else None,
-                    last_ok=bool(last[0]["ok"]) if last else None,
-                    last_error=last[0]["error"] if last else None,
+                    last_inspected_at=row["at"],
+                    last_ok=bool(row["ok"]) if inspected else None,
+                    last_error=row["error"],
                 )
             )
         return summaries
@@ -519,19 +613,26 @@ class Store:
         return int(rows[0]["id"])
 
     def _versions(self, server_id: int, *, with_snapshots: bool) -> list[VersionRecord]:
-        sql = _SQL_VERSIONS.format(snapshot="snapshot" if with_snapshots else "NULL")
-        return order_versions(
-            [
-                VersionRecord(
-                    r["label"],
-                    r["digest"],
-                    r["first_seen"],
-                    r["last_seen"],
-                    json.loads(r["snapshot"]) if with_snapshots else {},
-                )
-                for r in self._query(sql, server_id=server_id)
-            ]
+        sql = _SQL_VERSIONS.format(
+            snapshot="snapshot" if with_snapshots else "NULL", where="WHERE server_id = :server_id"
         )
+        return _version_records(self._query(sql, server_id=server_id), with_snapshots=with_snapshots)
+
+
+def _version_records(rows: list[Any], *, with_snapshots: bool) -> list[VersionRecord]:
+    """One server's version rows (oldest first seen first) as records in version order."""
+    return order_versions(
+        [
+            VersionRecord(
+                r["label"],
+                r["digest"],
+                r["first_seen"],
+                r["last_seen"],
+                json.loads(r["snapshot"]) if with_snapshots else {},
+            )
+            for r in rows
+        ]
+    )
 
 
 class _Transaction:

@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import copy
 import json
+import threading
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
+import httpx
 import pytest
 from starlette.testclient import TestClient
 
+from registry.client import RegistryClient
 from registry.service import ENDPOINTS, create_app
 from registry.snapshot import SNAPSHOT_FORMAT, compute_digest
-from registry.store import open_store
+from registry.store import Recorded, SubmissionKey, open_store
 from registry.tokens import open_tokens
 
 SERVER = "acme-notes"
@@ -99,8 +103,9 @@ def bearer(secret: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {secret}"}
 
 
-def submit(client: TestClient, secret: str, body: Any, server: str = SERVER) -> Any:
-    return client.post(f"/api/servers/{server}/inspections", json=body, headers=bearer(secret))
+def submit(client: TestClient, secret: str, body: Any, server: str = SERVER, key: str | None = None) -> Any:
+    headers = bearer(secret) | ({"Idempotency-Key": key} if key is not None else {})
+    return client.post(f"/api/servers/{server}/inspections", json=body, headers=headers)
 
 
 def error_code(response: Any) -> str:
@@ -139,6 +144,114 @@ def test_failed_inspection_is_recorded_without_a_version(client, secrets) -> Non
     detail = client.get(f"/api/servers/{SERVER}").json()
     assert detail["version_count"] == 0
     assert detail["last_ok"] is False and detail["last_error"].startswith("did not answer")
+
+
+def test_a_replayed_idempotency_key_answers_the_first_result_and_records_once(client, secrets) -> None:
+    key = str(uuid.uuid4())
+    first = submit(client, secrets["acme"], make_snapshot("1.0.0"), key=key)
+    assert first.status_code == 201 and "idempotent-replayed" not in first.headers
+    replay = submit(client, secrets["acme"], make_snapshot("1.0.0"), key=key)
+    # the first answer, new_version included, though the version is known by now
+    assert replay.status_code == 201 and replay.json() == first.json()
+    assert replay.headers["idempotent-replayed"] == "true"
+    failed = {"ok": False, "error": "timed out", "startedAt": "2026-11-29T18:00:00Z"}
+    failed_key = str(uuid.uuid4())
+    answers = [submit(client, secrets["acme"], failed, key=failed_key) for _ in range(3)]
+    assert {r.status_code for r in answers} == {200} and answers[2].json() == answers[0].json()
+    fresh = submit(client, secrets["acme"], make_snapshot("1.0.0"), key=str(uuid.uuid4()))
+    assert fresh.status_code == 200 and fresh.json()["inspection_id"] != first.json()["inspection_id"]
+    detail = client.get(f"/api/servers/{SERVER}").json()
+    assert detail["version_count"] == 1 and len(detail["inspections"]) == 3
+
+
+def test_an_idempotency_key_reused_for_another_submission_is_422_and_records_nothing(client, secrets) -> None:
+    key = str(uuid.uuid4())
+    assert submit(client, secrets["all"], make_snapshot("1.0.0"), key=key).status_code == 201
+    for body, server in (
+        (make_snapshot("1.1.0", extra_tool="delete_note"), SERVER),
+        (make_snapshot("1.0.0"), "acme-other"),
+    ):
+        response = submit(client, secrets["all"], body, server=server, key=key)
+        assert response.status_code == 422 and error_code(response) == "idempotency_key_reused"
+        assert key in response.json()["error"]["message"]
+    assert len(client.get(f"/api/servers/{SERVER}").json()["inspections"]) == 1
+    assert client.get("/api/servers/acme-other").status_code == 404
+
+
+def test_a_malformed_idempotency_key_is_400_and_records_nothing(client, secrets) -> None:
+    for key in ("", "x" * 129, "two words"):
+        response = submit(client, secrets["all"], make_snapshot("1.0.0"), key=key)
+        assert response.status_code == 400 and error_code(response) == "invalid_idempotency_key"
+    assert client.get(f"/api/servers/{SERVER}").status_code == 404
+
+
+def test_writers_racing_with_one_key_record_one_inspection(registry_url) -> None:
+    key = SubmissionKey(str(uuid.uuid4()), "sha256:same")
+    answers: list[Recorded] = []
+    failures: list[BaseException] = []
+
+    def write() -> None:
+        store = open_store(registry_url)  # one store each, as separate service processes have
+        try:
+            answers.append(
+                store.record_inspection(
+                    make_snapshot("1.0.0"),
+                    server=SERVER,
+                    ok=True,
+                    error=None,
+                    started_at="2026-11-29T18:00:00Z",
+                    duration_s=0.1,
+                    key=key,
+                )
+            )
+        except BaseException as exc:  # re-raised in the test thread
+            failures.append(exc)
+        finally:
+            store.close()
+
+    threads = [threading.Thread(target=write) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert not failures, failures[0]
+    assert len({(a.inspection_id, a.version, a.new_version) for a in answers}) == 1
+    assert sorted(a.replayed for a in answers) == [False, True, True, True]
+    with open_store(registry_url) as store:
+        assert len(store.inspections(SERVER)) == 1
+
+
+class _AnswerLostOnce(httpx.BaseTransport):
+    """Passes requests to the app, but swaps the first submission's answer for a 503, as when the
+    database goes away between the commit and the answer."""
+
+    def __init__(self, app_client: TestClient) -> None:
+        self._app_client = app_client
+        self.keys: list[str | None] = []
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        response = self._app_client.request(
+            request.method, str(request.url), headers=request.headers.multi_items(), content=request.read()
+        )
+        self.keys.append(request.headers.get("idempotency-key"))
+        if len(self.keys) == 1:
+            body = {"error": {"code": "database_unavailable", "message": "retry shortly"}}
+            return httpx.Response(503, json=body, headers={"Retry-After": "2"})
+        return httpx.Response(
+            response.status_code, headers=response.headers.multi_items(), content=response.content
+        )
+
+
+def test_client_retry_after_a_lost_answer_records_the_inspection_once(client, secrets) -> None:
+    lossy = _AnswerLostOnce(client)
+    with RegistryClient("http://testserver", token=secrets["acme"], transport=lossy) as registry:
+        answer = registry.submit(SERVER, make_snapshot("1.0.0"), duration_s=0.2)
+        again = registry.submit(SERVER, make_snapshot("1.0.0"), duration_s=0.2)
+    # the retry carried the first attempt's key and got the first answer; a new call has its own key
+    assert lossy.keys[0] == lossy.keys[1] != lossy.keys[2] and all(lossy.keys)
+    assert answer["new_version"] is True and answer["version"] == "1.0.0"
+    assert again["new_version"] is False and again["inspection_id"] != answer["inspection_id"]
+    assert len(client.get(f"/api/servers/{SERVER}").json()["inspections"]) == 2
 
 
 INCONSISTENT_SUBMISSIONS = [
@@ -447,6 +560,8 @@ def test_openapi_document_describes_every_endpoint(client) -> None:
     assert described == {(e.method, e.path) for e in ENDPOINTS}
     submit_op = document["paths"]["/api/servers/{name}/inspections"]["post"]
     assert submit_op["security"] == [{"bearer": []}]
+    headers = [(p["name"], p["required"]) for p in submit_op["parameters"] if p["in"] == "header"]
+    assert headers == [("Idempotency-Key", False)]
     assert {"401", "403", "413", "422"} <= set(submit_op["responses"])
     assert document["components"]["schemas"]["Snapshot"]["properties"]["tools"]
     schema = client.get("/api/schema/snapshot.json")
