@@ -1,0 +1,115 @@
+"""`mcpdex probe` as a command against our memory server over streamable HTTP, and saving to PostgreSQL."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+# The smallest graph the command accepts: the conformance checks do not depend on it.
+SIZES = "3"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def memory_http(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """``mcpdex memory --http`` on a free loopback port with a fresh graph; yields its /mcp URL."""
+    folder = tmp_path_factory.mktemp("memory-http")
+    port = free_port()
+    log = (folder / "memory.log").open("w")
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "registry",
+            "memory",
+            "--http",
+            "--port",
+            str(port),
+            "--db",
+            str(folder / "graph.db"),
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}/mcp"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert process.poll() is None, (folder / "memory.log").read_text()
+            try:
+                httpx.get(url, timeout=2)  # any answer means the port is served
+                break
+            except httpx.TransportError:
+                assert time.monotonic() < deadline, "mcpdex memory --http did not listen within 60 s"
+                time.sleep(0.2)
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=5)
+        log.close()
+
+
+def probe_json(*args: str) -> dict:
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "registry",
+            "probe",
+            "--allow-writes",
+            "--format",
+            "json",
+            "--sizes",
+            SIZES,
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def outcomes(profile: dict) -> dict[str, str]:
+    return {row["id"]: row["outcome"] for row in profile["conformance"]["checks"]}
+
+
+@pytest.mark.slow
+def test_probe_over_streamable_http_has_the_outcomes_it_has_over_stdio(memory_http, tmp_path: Path) -> None:
+    over_http = probe_json(memory_http)
+    over_stdio = probe_json("--", sys.executable, "-m", "registry", "memory", "--db", str(tmp_path / "g.db"))
+    assert outcomes(over_http) == outcomes(over_stdio)
+    assert set(outcomes(over_http).values()) == {"pass"}
+    assert over_http["leftovers"] == [] and over_http["preexisting"] == {"entities": 0, "relations": 0}
+    assert [size["entities"] for size in over_http["tokenCost"]["sizes"]] == [3]
+
+
+@pytest.mark.slow
+@pytest.mark.postgres
+def test_probe_saves_the_profile_in_a_postgresql_registry(memory_http, postgres_url: str) -> None:
+    from registry.store import open_store
+
+    printed = probe_json("--save", "--registry", postgres_url, memory_http)
+    with open_store(postgres_url) as store:
+        assert store.profile("mcpdex-memory") == printed
+        [version] = store.versions("mcpdex-memory")
+        assert store.profile("mcpdex-memory", version.label) == printed
+        assert [i.ok for i in store.inspections("mcpdex-memory")] == [True]
