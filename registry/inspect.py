@@ -31,10 +31,14 @@ from registry.snapshot import SNAPSHOT_FORMAT, compute_digest
 PROTOCOL_ERAS = ("auto", "legacy", "modern")
 TRANSPORTS = ("stdio", "streamable-http", "sse")
 REDACTED = "<redacted>"
-# Stopping a stdio server takes up to 2 s (stdin closed, grace) + 2 s (SIGTERM, then SIGKILL); the
-# deadline keeps this much back (at most half of it) so the whole run, shutdown included, ends
-# within --timeout. Below 9 s a server that ignores both stdin EOF and SIGTERM can overrun it.
-_SHUTDOWN_RESERVE_S = 4.5
+# A stdio server is stopped politely: its stdin closed, then SIGTERM to its process group, each
+# step given this long to work, but never past the deadline; then SIGKILL to the group at once.
+_STDIN_CLOSE_GRACE_S = 2.0
+_SIGTERM_GRACE_S = 1.0
+# The listing's own deadline keeps this much of --timeout back (at most a quarter) for that stop.
+_SHUTDOWN_RESERVE_S = 2.0
+# After SIGKILL the process is gone in milliseconds; this only bounds waiting to reap it.
+_REAP_WAIT_S = 0.3
 # A server whose cursors never end would page forever; this bounds it (with a problem recorded).
 MAX_PAGES = 1000
 _STDERR_TAIL_LINES = 15
@@ -243,23 +247,17 @@ async def inspect_async(
 async def _inspect_async(
     target: Target, timeout: float, era: str, version_label: str | None
 ) -> dict[str, Any]:
-    import logging
-
     import anyio
 
-    # The SDK logs every junk stdout line with a traceback; we report them as problems instead.
-    stdio_log = logging.getLogger("mcp.client.stdio")
-    if _drop_parse_errors not in stdio_log.filters:
-        stdio_log.addFilter(_drop_parse_errors)
     captured_at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     started = time.perf_counter()
-    reserve = min(_SHUTDOWN_RESERVE_S, timeout / 2) if target.transport == "stdio" else 0.0
-    work_deadline = timeout - reserve
+    stop_by = anyio.current_time() + timeout
+    reserve = min(_SHUTDOWN_RESERVE_S, timeout / 4) if target.transport == "stdio" else 0.0
     wire = _Wire()
     with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
         try:
             with anyio.fail_after(timeout):
-                result = await _session(target, era, wire, errlog, started + work_deadline)
+                result = await _session(target, era, wire, errlog, stop_by - reserve, stop_by)
         except InspectionError as exc:
             raise InspectionError(_with_stderr(str(exc), errlog)) from None
         except BaseException as exc:
@@ -278,20 +276,18 @@ async def _inspect_async(
     return result
 
 
-def _drop_parse_errors(record: Any) -> bool:
-    return not str(record.msg).startswith("Failed to parse JSONRPC message")
-
-
-async def _session(target: Target, era: str, wire: _Wire, errlog: Any, deadline: float) -> dict[str, Any]:
+async def _session(
+    target: Target, era: str, wire: _Wire, errlog: Any, work_by: float, stop_by: float
+) -> dict[str, Any]:
     import anyio
     from mcp import Client
     from mcp.types import Implementation
     from mcp_types.version import LATEST_MODERN_VERSION
 
     mode = {"auto": "auto", "legacy": "legacy", "modern": LATEST_MODERN_VERSION}[era]
-    remaining = max(0.1, deadline - time.perf_counter())
+    remaining = max(0.1, work_by - anyio.current_time())
     client = Client(
-        _teed(_transport(target, errlog, remaining), wire),
+        _teed(_transport(target, errlog, remaining, stop_by), wire),
         mode=mode,
         cache=None,
         read_timeout_seconds=remaining,
@@ -300,6 +296,8 @@ async def _session(target: Target, era: str, wire: _Wire, errlog: Any, deadline:
     problems: list[dict[str, str]] = []
     with anyio.fail_after(remaining):
         async with client:
+            if era == "modern":
+                await _discover_pinned(client, target)
             handshake = wire.handshake_result()
             modern = client.protocol_version == LATEST_MODERN_VERSION
             caps = client.server_capabilities
@@ -334,8 +332,7 @@ async def _session(target: Target, era: str, wire: _Wire, errlog: Any, deadline:
             {
                 "code": "no-server-info",
                 "where": "serverInfo",
-                "message": "the server did not identify itself; name the version with --version-label "
-                "(with --protocol-era modern there is no handshake: try auto or legacy)",
+                "message": "the server did not identify itself; name the version with --version-label",
             }
         )
     return {
@@ -354,6 +351,33 @@ async def _session(target: Target, era: str, wire: _Wire, errlog: Any, deadline:
         "problems": problems,
         "_era": "modern" if modern else "legacy",
     }
+
+
+async def _discover_pinned(client: Any, target: Target) -> None:
+    """Under ``--protocol-era modern``, ask the server for its protocol versions and capabilities.
+
+    The SDK pins 2026-07-28 without a word on the wire, and a handshake-only server still answers
+    the listings then, in the old shapes and anonymously; ``server/discover`` tells the two apart.
+    """
+    from mcp import MCPError
+    from mcp.types import DiscoverResult
+    from mcp_types.version import LATEST_MODERN_VERSION
+    from pydantic import ValidationError
+
+    advice = f"it does not speak MCP {LATEST_MODERN_VERSION}; use --protocol-era auto or legacy"
+    try:
+        raw = await client.session.send_discover(LATEST_MODERN_VERSION)
+        # Adopting the answer puts the server's own capabilities in place of the SDK's empty ones.
+        client.session.adopt(DiscoverResult.model_validate(raw))
+    except MCPError as exc:
+        raise InspectionError(
+            f"{_what(target)}: server/discover failed (error {exc.code}: {_first_line(exc)}), so {advice}"
+        ) from None
+    except (ValidationError, RuntimeError) as exc:
+        raise InspectionError(
+            f"{_what(target)}: server/discover gave no usable {LATEST_MODERN_VERSION} answer "
+            f"({_first_line(exc)}), so {advice}"
+        ) from None
 
 
 def _own_version() -> str:
@@ -518,20 +542,9 @@ def _check_items(
 # -- transports and the wire tee ---------------------------------------------------------------
 
 
-def _transport(target: Target, errlog: Any, timeout: float) -> Any:
+def _transport(target: Target, errlog: Any, timeout: float, stop_by: float | None = None) -> Any:
     if target.transport == "stdio":
-        from mcp import StdioServerParameters
-        from mcp.client.stdio import stdio_client
-
-        params = StdioServerParameters(
-            command=target.argv[0],
-            args=target.argv[1:],
-            env=target.env or None,
-            cwd=target.cwd,
-            # Invalid UTF-8 becomes U+FFFD (and a problem) instead of killing the read loop.
-            encoding_error_handler="replace",
-        )
-        return stdio_client(params, errlog=errlog)
+        return _stdio(target, errlog, stop_by)
     import httpx2
 
     if target.transport == "sse":
@@ -543,6 +556,112 @@ def _transport(target: Target, errlog: Any, timeout: float) -> Any:
     from mcp.client.streamable_http import streamable_http_client
 
     return _owned_http(target, timeout, httpx2, streamable_http_client)
+
+
+@asynccontextmanager
+async def _stdio(target: Target, errlog: Any, stop_by: float | None) -> AsyncIterator[tuple[Any, Any]]:
+    """Run a stdio server in its own process group and exchange newline-delimited JSON-RPC with it.
+
+    Our own rather than the SDK's ``stdio_client``, whose fixed 2 s + 2 s stop can overrun a short
+    deadline: here each polite step ends at ``stop_by`` (an ``anyio.current_time()``), and the
+    whole group is SIGKILLed then, so neither the server nor anything it spawned outlives us.
+    """
+    import anyio
+    from mcp.client.stdio import get_default_environment
+
+    process = await anyio.open_process(
+        target.argv,
+        env=get_default_environment() | target.env,
+        stderr=errlog,
+        cwd=target.cwd,
+        start_new_session=True,
+    )
+    to_session, from_server = anyio.create_memory_object_stream[Any](0)
+    to_server, from_session = anyio.create_memory_object_stream[Any](0)
+
+    async def read_stdout() -> None:
+        buffer = bytearray()
+        async with to_session:
+            with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+                async for chunk in process.stdout:
+                    buffer += chunk
+                    *lines, rest = buffer.split(b"\n")
+                    buffer = bytearray(rest)
+                    for line in lines:
+                        if line.strip():
+                            # Once the session is gone, keep draining: a server blocked writing
+                            # stdout could not see its stdin close.
+                            with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+                                await to_session.send(_parse_line(bytes(line)))
+
+    async def write_stdin() -> None:
+        async with from_session:
+            try:
+                async for item in from_session:
+                    data = item.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
+                    await process.stdin.send(data.encode("utf-8"))
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+                # The server stopped reading: end the session's reads rather than leave it waiting.
+                await to_session.aclose()
+
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(read_stdout)
+        tasks.start_soon(write_stdin)
+        try:
+            yield from_server, to_server
+        finally:
+            # Shielded so a cancelled inspection still stops the server; every wait is bounded.
+            with anyio.CancelScope(shield=True):
+                await _stop(process, stop_by)
+            tasks.cancel_scope.cancel()
+
+
+def _parse_line(line: bytes) -> Any:
+    """A message off stdout, or the parse error as a value (the tee records it as junk)."""
+    import mcp_types
+    from mcp.shared.message import SessionMessage
+
+    # Invalid UTF-8 becomes U+FFFD (and a problem) instead of ending the read loop.
+    text = line.decode("utf-8", errors="replace")
+    try:
+        return SessionMessage(mcp_types.jsonrpc_message_adapter.validate_json(text, by_name=False))
+    except ValueError as exc:
+        return exc
+
+
+async def _stop(process: Any, stop_by: float | None) -> None:
+    """Close stdin, then SIGTERM the group, then SIGKILL it; reap the server. Ends by ``stop_by``."""
+    import signal
+
+    import anyio
+
+    def until(grace: float) -> float:
+        end = anyio.current_time() + grace
+        return end if stop_by is None else min(end, stop_by)
+
+    with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+        await process.stdin.aclose()
+    if not await _exited(process, until(_STDIN_CLOSE_GRACE_S)):
+        _signal_group(process.pid, signal.SIGTERM)
+        await _exited(process, until(_SIGTERM_GRACE_S))
+    # Even after the server exited: what it spawned (npx, a shell) may still run in its group.
+    _signal_group(process.pid, signal.SIGKILL)
+    with anyio.move_on_after(_REAP_WAIT_S):
+        await process.aclose()
+
+
+async def _exited(process: Any, end: float) -> bool:
+    import anyio
+
+    with anyio.move_on_after(max(0.0, end - anyio.current_time())):
+        await process.wait()
+    return process.returncode is not None
+
+
+def _signal_group(pid: int, sig: int) -> None:
+    # The server leads its own session, so its process group id is its pid.
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, sig)
 
 
 def _owned_http(target: Target, timeout: float, httpx2: Any, streamable_http_client: Any) -> Any:
@@ -726,9 +845,7 @@ def _classify(exc: BaseException, target: Target, timeout: float, elapsed: float
         return None
     if any(isinstance(e, KeyboardInterrupt | SystemExit) for e in leaves):
         return None
-    what = (
-        shlex.join(redact_argv(target.argv)) if target.transport == "stdio" else redact_url(target.url or "")
-    )
+    what = _what(target)
     for leaf in leaves:
         if isinstance(leaf, InspectionError):
             return str(leaf)
@@ -756,6 +873,13 @@ def _classify(exc: BaseException, target: Target, timeout: float, elapsed: float
     if "HTTPStatusError" in name:
         return f"{what}: HTTP error ({_first_line(first)}); check the URL, --transport and --header"
     return f"{what}: inspection failed: {name}: {_first_line(first)}".rstrip(": ")
+
+
+def _what(target: Target) -> str:
+    """The target as a reason names it, secrets redacted."""
+    if target.transport == "stdio":
+        return shlex.join(redact_argv(target.argv))
+    return redact_url(target.url or "")
 
 
 def _first_line(exc: BaseException) -> str:
@@ -808,6 +932,8 @@ async def open_client(
         )
         try:
             async with client:
+                if protocol_era == "modern":
+                    await _discover_pinned(client, target)
                 yield client
         except BaseException as exc:  # classified below; cancellation re-raised
             for leaf in _leaves(exc):

@@ -113,6 +113,42 @@ def test_server_that_never_exits_is_killed_and_reaped():
     assert leftover.stdout.strip() == "", "the server outlived the inspection"
 
 
+def _running(pid: int) -> bool:
+    """Whether ``pid`` is a live process (a zombie left for init to reap counts as gone)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("script", "era"),
+    [
+        ("never_exits.py", "legacy"),
+        ("hangs_before_answering.py", "legacy"),
+        ("hangs_before_answering.py", "auto"),
+    ],
+)
+def test_short_deadline_holds_and_leaves_no_process_behind(tmp_path, script, era):
+    # The server runs behind a shell that also starts a child in the server's process group, as
+    # npx and shell wrappers do; both pids are written down to check afterwards.
+    pids = tmp_path / "pids"
+    launcher = 'echo $$ > "$0"; sleep 300 & echo $! >> "$0"; exec "$@"'
+    started = time.perf_counter()
+    try:
+        inspect(["sh", "-c", launcher, str(pids), *argv(script)], timeout=3, protocol_era=era)
+    except InspectionError as failure:
+        assert "within the 3 s deadline" in str(failure)
+    elapsed = time.perf_counter() - started
+    assert elapsed < 3 + 1.5, f"took {elapsed:.1f} s for a 3 s deadline"
+    server, child = (int(pid) for pid in pids.read_text().split())
+    # The server is our own child: reaped, so not even a zombie is left.
+    assert not Path(f"/proc/{server}").exists(), "the server outlived the inspection"
+    assert not _running(child), "a process the server started outlived the inspection"
+
+
 def test_invalid_utf8_is_replaced_and_reported():
     snapshot = inspect(argv("invalid_utf8.py"), timeout=10, protocol_era="legacy")
     tools = {t["name"]: t for t in snapshot["tools"]}

@@ -107,16 +107,28 @@ def test_old_python_time_server_reports_its_sdk_version_and_label_overrides_it(p
     assert "outputSchema" not in tools["get_current_time"]
 
 
-def test_modern_era_pinned_against_handshake_only_server_records_an_anonymous_server(npm_peer, tmp_path):
-    # No discover and no initialize when pinned: the TypeScript server still lists its tools,
-    # but never says who it is, and the snapshot says so.
-    target = Target(
-        transport="stdio", argv=npm_peer("server-memory"), env={"MEMORY_FILE_PATH": str(tmp_path / "m")}
+def test_modern_era_pinned_against_handshake_only_server_fails_with_the_way_out(npm_peer, tmp_path):
+    # Pinned, the SDK sends no handshake and the TypeScript server would still list its tools
+    # anonymously; server/discover shows it does not speak 2026-07-28, and that is the reason.
+    command = ["inspect", "--protocol-era", "modern", "--timeout", "20", "--", *npm_peer("server-memory")]
+    result = subprocess.run(
+        [sys.executable, "-m", "registry", *command],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=os.environ | {"MEMORY_FILE_PATH": str(tmp_path / "m")},
     )
-    snapshot = inspect(target, timeout=20, protocol_era="modern")
-    assert snapshot["protocolVersion"] == "2026-07-28" and snapshot["server"]["name"] is None
-    assert len(snapshot["tools"]) == 9
-    assert [p["code"] for p in snapshot["problems"]] == ["no-server-info"]
+    assert result.returncode == 2 and result.stdout == ""
+    first = result.stderr.splitlines()[0]
+    assert first.startswith("mcpdex: error: ") and "server/discover failed (error -32601" in first
+    assert first.endswith("does not speak MCP 2026-07-28; use --protocol-era auto or legacy"), first
+
+
+def test_modern_era_pinned_against_a_modern_server_reads_its_discover_answer(py_peer):
+    snapshot = inspect([py_peer("mcp-server-time")], timeout=40, protocol_era="modern")
+    assert snapshot["protocolVersion"] == "2026-07-28" and snapshot["source"]["protocolEra"] == "modern"
+    assert snapshot["server"]["version"] == "2026.10.19" and "tools" in snapshot["capabilities"]
+    assert not any(p["code"] == "no-server-info" for p in snapshot["problems"])
 
 
 def test_unreachable_target_raises_inspection_error(tmp_path):
