@@ -223,3 +223,50 @@ def test_sqlite_reads_do_not_import_sqlalchemy(tmp_path):
     )
     out = subprocess.run([sys.executable, "-c", code, url], capture_output=True, text=True, check=True)
     assert json.loads(out.stdout) == ["1.0.0", False]
+
+
+
+def _servers_and_statements(store, monkeypatch) -> tuple[list, list[str]]:
+    """``store.servers()`` and the SQL it sent: SQLAlchemy's cursor events, or sqlite3's trace."""
+    statements: list[str] = []
+    if store.url.startswith("sqlite"):
+        import sqlite3
+
+        connect = sqlite3.connect
+
+        def traced(*args, **kwargs):
+            conn = connect(*args, **kwargs)
+            conn.set_trace_callback(statements.append)
+            return conn
+
+        with monkeypatch.context() as patch:
+            patch.setattr(sqlite3, "connect", traced)
+            return store.servers(), statements
+    from sqlalchemy import event
+
+    def count(_conn, _cursor, statement, *_):
+        statements.append(statement)
+
+    event.listen(store.engine, "before_cursor_execute", count)
+    try:
+        return store.servers(), statements
+    finally:
+        event.remove(store.engine, "before_cursor_execute", count)
+
+
+def test_listing_servers_takes_the_same_statements_for_three_servers_as_for_twelve(store, monkeypatch):
+    counts = []
+    for total in (3, 12):
+        for n in range(len(counts) and 3, total):
+            name = f"s{n:02d}"
+            record(store, make_snapshot("1.0.0", ["a"], name=name), server=name, at="2026-11-29T18:00:00Z")
+            newer = make_snapshot("2.0.0", ["a", "b"], name=name)
+            record(store, newer, server=name, at="2026-11-30T18:00:00Z")
+            record(store, None, server=name, at="2026-12-01T18:00:00Z", error=f"down {n}")
+        summaries, statements = _servers_and_statements(store, monkeypatch)
+        counts.append(len(statements))
+        assert [s.name for s in summaries] == [f"s{n:02d}" for n in range(total)]
+        assert all(s.latest_version == "2.0.0" and s.version_count == 2 for s in summaries)
+        assert [s.last_error for s in summaries] == [f"down {n}" for n in range(total)]
+        assert all(s.last_ok is False and s.last_inspected_at == "2026-12-01T18:00:00Z" for s in summaries)
+    assert counts[0] == counts[1] <= 2, counts
