@@ -16,7 +16,7 @@ from typing import Any, TypedDict
 from deepdiff import DeepDiff
 
 from registry.normalize import normalize_tool
-from registry.rules import AREA_LABELS, AREAS, LEVELS, rule
+from registry.rules import AREA_LABELS, AREAS, LEVELS, POISONING_LINTS, rule
 from registry.snapshot import canonical_json
 
 _MAX_VALUE_CHARS = 80  # longer before/after values are shortened in messages (not in the Change)
@@ -128,11 +128,79 @@ def _text_change(before: Any, after: Any) -> str:
     return "changed"
 
 
+class _TextLints:
+    """The security lints of ``scoring`` run on a changed text, each side among its own tools."""
+
+    def __init__(self, old_tools: list[dict[str, Any]], new_tools: list[dict[str, Any]]) -> None:
+        self._tools = (old_tools, new_tools)
+        self._context: dict[int, tuple[frozenset[str], frozenset[str]]] = {}
+
+    def _findings(self, side: int, tool: str, text: Any) -> set[tuple[str, str]]:
+        if not isinstance(text, str) or not text:
+            return set()
+        # Imported here: the scorer's language tables cost start-up a diff without text changes skips.
+        from scoring.language import analyze
+        from scoring.lints import known_words, security_findings
+
+        if side not in self._context:
+            tools = self._tools[side]
+            self._context[side] = (frozenset(str(t.get("name")) for t in tools), known_words(tools))
+        names, known = self._context[side]
+        found = security_findings({"name": tool, "description": text}, analyze(text, name=tool), names, known)
+        return {
+            (item["rule"], item["message"])
+            for item in found
+            if item["rule"] in POISONING_LINTS and item["where"] == "description"
+        }
+
+    def gained(self, tool: str, before: Any, after: Any) -> list[tuple[str, str]]:
+        """(lint rule, finding) pairs the new text trips and the old one did not."""
+        return sorted(self._findings(1, tool, after) - self._findings(0, tool, before))
+
+
 class _Builder:
     """Collects Changes for one diff, filling level, where, message and fingerprint from the table."""
 
-    def __init__(self) -> None:
+    def __init__(self, lints: _TextLints) -> None:
         self.changes: list[Change] = []
+        self.lints = lints
+
+    def text_changed(
+        self,
+        rule_id: str,
+        poisoning_id: str,
+        *,
+        tool: str,
+        segments: list[Any],
+        before: Any,
+        after: Any,
+        subject: str = "",
+    ) -> None:
+        """A changed text: ``poisoning_id`` per security lint it newly trips, else ``rule_id``."""
+        action = _text_change(before, after)
+        gained = self.lints.gained(tool, before, after)
+        for lint, finding in gained:
+            detail = f"{action} and now trips the security lint `{lint}` ({finding})"
+            self.add(
+                poisoning_id,
+                tool=tool,
+                segments=segments,
+                before=before,
+                after=after,
+                detail=detail,
+                subject=subject,
+                key=lint,
+            )
+        if not gained:
+            self.add(
+                rule_id,
+                tool=tool,
+                segments=segments,
+                before=before,
+                after=after,
+                detail=action,
+                subject=subject,
+            )
 
     def add(
         self,
@@ -171,10 +239,12 @@ class _Builder:
 
 def diff_snapshots(old: dict[str, Any], new: dict[str, Any]) -> list[Change]:
     """Every change from snapshot ``old`` to snapshot ``new``, ordered by tool, area and path."""
-    out = _Builder()
+    old_list = [tool for tool in old.get("tools") or [] if isinstance(tool, dict)]
+    new_list = [tool for tool in new.get("tools") or [] if isinstance(tool, dict)]
+    out = _Builder(_TextLints(old_list, new_list))
     _diff_server(out, old, new)
-    old_tools = {tool["name"]: tool for tool in old.get("tools") or [] if isinstance(tool, dict)}
-    new_tools = {tool["name"]: tool for tool in new.get("tools") or [] if isinstance(tool, dict)}
+    old_tools = {tool["name"]: tool for tool in old_list}
+    new_tools = {tool["name"]: tool for tool in new_list}
     same_era = old.get("protocolVersion") == new.get("protocolVersion")
     for name in sorted(old_tools.keys() & new_tools.keys()):
         if canonical_json(old_tools[name]) != canonical_json(new_tools[name]):
@@ -265,16 +335,24 @@ def _diff_server(out: _Builder, old: dict[str, Any], new: dict[str, Any]) -> Non
 
 def _diff_tool(out: _Builder, old: dict[str, Any], new: dict[str, Any], same_era: bool) -> None:
     name = old["name"]
-    for field, rule_id in (("description", "tool-description-changed"), ("title", "tool-title-changed")):
-        if old[field] != new[field]:
-            out.add(
-                rule_id,
-                tool=name,
-                segments=[field],
-                before=old[field],
-                after=new[field],
-                detail=_text_change(old[field], new[field]),
-            )
+    if old["description"] != new["description"]:
+        out.text_changed(
+            "tool-description-changed",
+            "tool-description-poisoning",
+            tool=name,
+            segments=["description"],
+            before=old["description"],
+            after=new["description"],
+        )
+    if old["title"] != new["title"]:
+        out.add(
+            "tool-title-changed",
+            tool=name,
+            segments=["title"],
+            before=old["title"],
+            after=new["title"],
+            detail=_text_change(old["title"], new["title"]),
+        )
     _diff_annotations(out, name, old["annotations"], new["annotations"])
     for area in ("inputSchema", "outputSchema"):
         before, after = old["dialects"][area], new["dialects"][area]
@@ -465,7 +543,17 @@ def _judge_node(
         elif keyword in ("pattern", "format", "const"):
             action = _text_change(before, after)
             ctx.add(f"{keyword}-{action}", here, before, after, subject_at=at)
-        elif keyword in ("description", "title", "default"):
+        elif keyword == "description":
+            ctx.out.text_changed(
+                f"{ctx.prefix}-description-changed",
+                f"{ctx.prefix}-description-poisoning",
+                tool=ctx.tool,
+                segments=here,
+                before=before,
+                after=after,
+                subject=_subject(ctx.area, at),
+            )
+        elif keyword in ("title", "default"):
             ctx.add(
                 f"{keyword}-changed", here, before, after, detail=_text_change(before, after), subject_at=at
             )
