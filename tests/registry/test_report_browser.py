@@ -8,7 +8,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import REPO, require
+
+from tests.conftest import REPO, require
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [

@@ -9,7 +9,8 @@ import sysconfig
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+
+from tests.conftest import REPO
 
 SNAPSHOT = {
     "format": "mcpdex.snapshot/1",

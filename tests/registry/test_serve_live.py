@@ -26,13 +26,13 @@ from typing import Any
 import httpx
 import pytest
 import sqlalchemy as sa
-from conftest import require
 
 from registry.client import RegistryClient
 from registry.errors import NotFoundError, RegistryError, UsageError
 from registry.snapshot import SNAPSHOT_FORMAT, compute_digest
 from registry.store import open_store, store_engine, tables
 from registry.tokens import open_tokens
+from tests.conftest import require
 
 
 def free_port() -> int:
