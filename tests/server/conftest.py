@@ -30,6 +30,31 @@ class Session:
         return result.content[0].text
 
 
+def entity(name: str, kind: str = "person", *observations: str) -> dict:
+    """An entity as the memory tools take and return it."""
+    return {"name": name, "entityType": kind, "observations": list(observations)}
+
+
+def relation(source: str, target: str, kind: str) -> dict:
+    return {"from": source, "to": target, "relationType": kind}
+
+
+async def seed(mem: Session) -> None:
+    """Alice (3 observations) knows Bob (1) and works at Acme Corp (2)."""
+    await mem.ok(
+        "create_entities",
+        entities=[
+            entity("Alice", "person", "works at Acme Corp", "likes tea", "speaks Spanish"),
+            entity("Bob", "person", "plays chess"),
+            entity("Acme Corp", "organization", "makes anvils", "founded 1920"),
+        ],
+    )
+    await mem.ok(
+        "create_relations",
+        relations=[relation("Alice", "Bob", "knows"), relation("Alice", "Acme Corp", "works_at")],
+    )
+
+
 @pytest.fixture
 def db_path(tmp_path: Path) -> Path:
     return tmp_path / "memory.sqlite"

@@ -19,16 +19,9 @@ import pytest
 
 from server.graph import GraphStore
 from server.jsonl import export_jsonl
+from tests.server.conftest import entity, relation
 
 pytestmark = [pytest.mark.anyio, pytest.mark.peers, pytest.mark.slow]
-
-
-def entity(name: str, kind: str, *observations: str) -> dict:
-    return {"name": name, "entityType": kind, "observations": list(observations)}
-
-
-def relation(source: str, target: str, kind: str) -> dict:
-    return {"from": source, "to": target, "relationType": kind}
 
 
 # Steps both servers must answer identically (structured content and error flag).

@@ -13,10 +13,7 @@ from hypothesis import strategies as st
 
 from server.graph import GraphError, GraphStore
 from server.jsonl import export_jsonl, import_jsonl
-
-
-def entity(name: str, kind: str = "person", *observations: str) -> dict:
-    return {"name": name, "entityType": kind, "observations": list(observations)}
+from tests.server.conftest import entity
 
 
 def test_the_file_is_in_wal_mode(store, db_path):

@@ -18,6 +18,7 @@ import pytest
 from click.testing import CliRunner
 
 from registry.cli import cli
+from tests.server.conftest import entity
 
 pytestmark = pytest.mark.anyio
 
@@ -33,10 +34,6 @@ def stdio_params(db: Path):
     return StdioServerParameters(command=command, args=args)
 
 
-def entity(name: str, *observations: str) -> dict:
-    return {"name": name, "entityType": "thing", "observations": list(observations)}
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
 async def test_mcpdex_memory_serves_stdio_in_both_eras(tmp_path, mode):
@@ -47,8 +44,8 @@ async def test_mcpdex_memory_serves_stdio_in_both_eras(tmp_path, mode):
         assert client.protocol_version == ("2025-11-25" if mode == "legacy" else "2026-07-28")
         if mode == "legacy":  # a modern client that pins its version skips discovery, so no serverInfo
             assert client.server_info.name == "mcpdex-memory"
-        created = await client.call_tool("create_entities", {"entities": [entity("Zoë", "東京 😊")]})
-        assert created.structured_content == {"entities": [entity("Zoë", "東京 😊")]}
+        created = await client.call_tool("create_entities", {"entities": [entity("Zoë", "thing", "東京 😊")]})
+        assert created.structured_content == {"entities": [entity("Zoë", "thing", "東京 😊")]}
         found = await client.call_tool("search_nodes", {"query": "zOË"})
         assert [e["name"] for e in found.structured_content["entities"]] == ["Zoë"]
     # The file outlives the process and holds the write.
@@ -83,7 +80,9 @@ async def test_mcpdex_memory_serves_streamable_http_in_both_eras(tmp_path):
         url = f"http://127.0.0.1:{port}/mcp"
         async with Client(url, mode="legacy", cache=None) as client:
             assert client.protocol_version == "2025-11-25"
-            await client.call_tool("create_entities", {"entities": [entity("Over HTTP", "legacy era")]})
+            await client.call_tool(
+                "create_entities", {"entities": [entity("Over HTTP", "thing", "legacy era")]}
+            )
         async with Client(url, mode="2026-07-28", cache=None) as client:
             assert client.protocol_version == "2026-07-28"
             graph = await client.call_tool("read_graph", {"observationLimit": 0})
@@ -111,7 +110,7 @@ async def test_two_processes_on_one_file_lose_no_concurrent_write(tmp_path):
 
         async def create(client, number: int) -> None:
             result = await client.call_tool(
-                "create_entities", {"entities": [entity(f"Entity {number:02}", f"fact {number}")]}
+                "create_entities", {"entities": [entity(f"Entity {number:02}", "thing", f"fact {number}")]}
             )
             results.append(result)
 
@@ -144,9 +143,11 @@ async def test_kill_9_in_the_middle_of_a_large_batch_leaves_the_state_before_it(
 
     db = tmp_path / "killed.sqlite"
     wal = Path(f"{db}-wal")
-    batch = [entity(f"Big {i:04}", *(f"{i}-{j} " + "x" * 300 for j in range(8))) for i in range(1000)]
+    batch = [
+        entity(f"Big {i:04}", "thing", *(f"{i}-{j} " + "x" * 300 for j in range(8))) for i in range(1000)
+    ]
     async with Client(stdio_params(db), mode="legacy", cache=None, read_timeout_seconds=60) as client:
-        await client.call_tool("create_entities", {"entities": [entity("Before", "kept")]})
+        await client.call_tool("create_entities", {"entities": [entity("Before", "thing", "kept")]})
         pid = server_pid(db)
         wal_at_rest = wal.stat().st_size
 

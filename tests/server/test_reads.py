@@ -6,33 +6,14 @@ from __future__ import annotations
 import pytest
 
 from server.app import EXCERPT_WIDTH, RELATED_MAX
+from tests.server.conftest import entity, relation, seed
 
 pytestmark = pytest.mark.anyio
 
 
-def entity(name: str, kind: str, *observations: str) -> dict:
-    return {"name": name, "entityType": kind, "observations": list(observations)}
-
-
-def relation(source: str, target: str, kind: str) -> dict:
-    return {"from": source, "to": target, "relationType": kind}
-
-
 @pytest.fixture
 async def graph(mem):
-    """Alice (3 observations) knows Bob (1) and works at Acme Corp (2)."""
-    await mem.ok(
-        "create_entities",
-        entities=[
-            entity("Alice", "person", "works at Acme Corp", "likes tea", "speaks Spanish"),
-            entity("Bob", "person", "plays chess"),
-            entity("Acme Corp", "organization", "makes anvils", "founded 1920"),
-        ],
-    )
-    await mem.ok(
-        "create_relations",
-        relations=[relation("Alice", "Bob", "knows"), relation("Alice", "Acme Corp", "works_at")],
-    )
+    await seed(mem)
     return mem
 
 

@@ -8,6 +8,7 @@ import anyio
 import pytest
 
 from server.app import BATCH_MAX, NAME_MAX, QUERY_MAX
+from tests.server.conftest import entity, relation, seed
 
 pytestmark = pytest.mark.anyio
 
@@ -22,29 +23,6 @@ REFERENCE_TOOLS = {
     "search_nodes": ("Search Nodes", True, False, True),
     "open_nodes": ("Open Nodes", True, False, True),
 }
-
-
-def entity(name: str, kind: str = "person", *observations: str) -> dict:
-    return {"name": name, "entityType": kind, "observations": list(observations)}
-
-
-def relation(source: str, target: str, kind: str) -> dict:
-    return {"from": source, "to": target, "relationType": kind}
-
-
-async def seed(mem) -> None:
-    await mem.ok(
-        "create_entities",
-        entities=[
-            entity("Alice", "person", "works at Acme Corp", "likes tea", "speaks Spanish"),
-            entity("Bob", "person", "plays chess"),
-            entity("Acme Corp", "organization", "makes anvils", "founded 1920"),
-        ],
-    )
-    await mem.ok(
-        "create_relations",
-        relations=[relation("Alice", "Bob", "knows"), relation("Alice", "Acme Corp", "works_at")],
-    )
 
 
 async def test_lists_the_nine_reference_tools_with_their_titles_and_annotations(mem):
