@@ -16,6 +16,21 @@ PEERS = REPO / ".peers"
 NPM_MODULES = PEERS / "npm" / "node_modules" / "@modelcontextprotocol"
 CORPUS = REPO.parent / "shared" / "corpus" / "livemcpbench"
 IN_CI = os.environ.get("CI") == "true"
+# The nine tools of the official knowledge-graph memory server, written out here as the tests'
+# own expectation rather than taken from the code under test.
+OFFICIAL_MEMORY_TOOLS = frozenset(
+    [
+        "create_entities",
+        "create_relations",
+        "add_observations",
+        "delete_entities",
+        "delete_observations",
+        "delete_relations",
+        "read_graph",
+        "search_nodes",
+        "open_nodes",
+    ]
+)
 
 
 def require(condition: bool, why: str) -> None:

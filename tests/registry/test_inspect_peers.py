@@ -15,6 +15,7 @@ import pytest
 
 from registry.errors import InspectionError
 from registry.inspect import Target, config_target, inspect
+from tests.conftest import OFFICIAL_MEMORY_TOOLS
 
 pytestmark = pytest.mark.peers
 
@@ -34,17 +35,7 @@ def test_official_memory_server(npm_peer, tmp_path):
     }
     assert snapshot["protocolVersion"] == "2025-11-25" and snapshot["source"]["protocolEra"] == "legacy"
     tools = {t["name"]: t for t in snapshot["tools"]}
-    assert set(tools) == {
-        "create_entities",
-        "create_relations",
-        "add_observations",
-        "delete_entities",
-        "delete_observations",
-        "delete_relations",
-        "read_graph",
-        "search_nodes",
-        "open_nodes",
-    }
+    assert set(tools) == OFFICIAL_MEMORY_TOOLS
     assert all(
         "outputSchema" in t and set(t["annotations"]) >= {"readOnlyHint", "destructiveHint"}
         for t in tools.values()

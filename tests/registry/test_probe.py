@@ -23,6 +23,7 @@ from registry.probe import (
     standard_graph,
 )
 from registry.templating import render
+from tests.conftest import OFFICIAL_MEMORY_TOOLS
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "memory-profiles.md"
 SMALL_SIZES = (10, 30)
@@ -106,17 +107,7 @@ def test_token_cost_measures_each_read_form_at_both_sizes(official_profile):
 
 def test_latency_has_median_and_p95_for_every_tool_called(official_profile):
     latency = official_profile["latency"]
-    assert set(latency) == {
-        "create_entities",
-        "create_relations",
-        "add_observations",
-        "delete_entities",
-        "delete_observations",
-        "delete_relations",
-        "read_graph",
-        "search_nodes",
-        "open_nodes",
-    }
+    assert set(latency) == OFFICIAL_MEMORY_TOOLS
     for row in latency.values():
         assert row["calls"] >= 1 and 0 < row["medianMs"] <= row["p95Ms"]
 
