@@ -50,7 +50,7 @@ def sentence(rng: random.Random, words: int) -> str:
     return text[0].upper() + text[1:] + "."
 
 
-def make_tool(rng: random.Random, server: int, index: int, version: int) -> dict:
+def make_tool(rng: random.Random, index: int, version: int) -> dict:
     properties = {
         "query": {"type": "string", "description": sentence(rng, 8), "maxLength": 200},
         "limit": {
@@ -112,7 +112,7 @@ def build_registry(url: str, servers: int, tools: int, versions: int) -> None:
                     "protocolVersion": "2025-11-25",
                     "capabilities": {"tools": {}},
                     "capturedAt": f"2026-0{version + 1}-01T00:00:00Z",
-                    "tools": [make_tool(rng, server, index, version) for index in range(tools)],
+                    "tools": [make_tool(rng, index, version) for index in range(tools)],
                     "resources": [],
                     "resourceTemplates": [],
                     "prompts": [],

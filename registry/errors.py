@@ -27,9 +27,3 @@ class RegistryError(MCPDexError):
 
 class NotFoundError(RegistryError):
     """A server or version the caller named is not in the registry."""
-
-
-class GateFailed(MCPDexError):
-    """A CI gate ran and the target did not pass it."""
-
-    exit_code = 1

@@ -29,7 +29,6 @@ from registry.templating import render
 REPORT_FORMAT = "mcpdex.check/1"
 OUTPUT_FORMATS = ("text", "json", "markdown", "github", "junit", "sarif")
 DEFAULT_IGNORE_FILE = "mcpdex.ignore"
-DEFAULT_LOCK_FILE = "mcpdex.lock.json"
 _FINGERPRINT = re.compile(r"^[0-9a-f]{12}$")
 _SEMVER = re.compile(r"^v?(\d+)\.(\d+)\.(\d+)(?:[-+][0-9A-Za-z.+-]*)?$")
 

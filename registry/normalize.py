@@ -9,7 +9,6 @@ is pure and returns new data; the inputs are never modified.
 from __future__ import annotations
 
 import copy
-import hashlib
 from typing import Any
 
 from registry.snapshot import canonical_json
@@ -274,8 +273,3 @@ def normalize_tool(tool: dict[str, Any]) -> dict[str, Any]:
             if key not in TOOL_CONTRACT_FIELDS and value is not None
         },
     }
-
-
-def contract_digest(value: Any) -> str:
-    """sha256 hex of the canonical JSON of ``value`` (a normalised tool or schema)."""
-    return hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()

@@ -28,7 +28,6 @@ COHERENCE_DIMENSIONS: dict[str, str] = {
 }
 
 TIERS: tuple[tuple[str, int], ...] = (("A", 35), ("B", 30), ("C", 20), ("D", 10))
-PASSING_TIER = "B"
 
 
 def round1(numerator: int, denominator: int) -> float:

@@ -14,18 +14,6 @@ import click
 from registry.errors import UsageError
 
 TRANSPORT_CHOICES = ("stdio", "http", "streamable-http", "sse")
-TARGET_OPTION_NAMES = (
-    "argv",
-    "env",
-    "cwd",
-    "header",
-    "transport",
-    "config",
-    "server",
-    "timeout",
-    "protocol_era",
-    "version_label",
-)
 
 
 def target_options(command: Callable[..., Any]) -> Callable[..., Any]:

@@ -12,6 +12,7 @@ from registry.commands._options import format_option, registry_option
 from registry.commands._target import target_options
 from registry.rules import LEVELS
 
+DEFAULT_LOCK_FILE = "mcpdex.lock.json"
 _OUTPUT_FORMATS = ("text", "json", "markdown", "github", "junit", "sarif")
 
 
@@ -19,7 +20,7 @@ _OUTPUT_FORMATS = ("text", "json", "markdown", "github", "junit", "sarif")
 @target_options
 @click.option(
     "--out",
-    default="mcpdex.lock.json",
+    default=DEFAULT_LOCK_FILE,
     show_default=True,
     type=click.Path(dir_okay=False),
     help="Where to write the baseline.",
@@ -132,7 +133,7 @@ def check(
     if ignore_path is None and os.path.isfile(DEFAULT_IGNORE_FILE):
         ignore_path = DEFAULT_IGNORE_FILE
     accepted = load_ignore(ignore_path)
-    baseline_file = None if registry_url else (baseline or "mcpdex.lock.json")
+    baseline_file = None if registry_url else (baseline or DEFAULT_LOCK_FILE)
     if baseline_file and not os.path.isfile(baseline_file) and not update:
         raise UsageError(
             f"{baseline_file}: no baseline; write one with `mcpdex lock` (same target) and commit it"

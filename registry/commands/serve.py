@@ -121,7 +121,7 @@ def list_tokens(registry_url: str | None, output_format: str) -> None:
         return
     click.echo(f"{'NAME':24} {'ID':12} {'SCOPE':24} {'CREATED':20} {'LAST USED':20} STATUS")
     for r in records:
-        status = f"revoked {r.revoked_at}" if r.revoked_at else "active"
+        status = "active" if r.active else f"revoked {r.revoked_at}"
         click.echo(
             f"{r.name:24} {r.id:12} {r.scope:24} {r.created_at:20} {r.last_used_at or '-':20} {status}"
         )

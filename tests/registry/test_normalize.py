@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from registry.normalize import (
     ANNOTATION_DEFAULTS,
-    contract_digest,
     normalize_annotations,
     normalize_schema,
     normalize_tool,
     pydantic_titles,
     schema_dialect,
 )
+from registry.snapshot import canonical_json
 
 
 def test_required_enum_and_type_lists_are_sorted_and_deduplicated() -> None:
@@ -191,7 +191,7 @@ def test_typescript_and_pydantic_serialisations_of_one_tool_normalise_equal() ->
     ts, py = normalize_tool(typescript), normalize_tool(pydantic)
     assert ts["inputSchema"] == py["inputSchema"]
     assert ts["dialects"] != py["dialects"]
-    assert contract_digest(ts["inputSchema"]) == contract_digest(py["inputSchema"])
+    assert canonical_json(ts["inputSchema"]) == canonical_json(py["inputSchema"])
 
 
 def test_inputs_are_not_modified() -> None:
