@@ -253,10 +253,7 @@ class GraphStore:
                 " WHERE entity_type IN (SELECT value FROM json_each(?)) ORDER BY id",
                 (_json(entity_types),),
             ).fetchall()
-            return {
-                "entities": db.entities(rows, observation_limit),
-                "relations": db.relations_touching([row[1] for row in rows]),
-            }
+            return db.subgraph(rows, observation_limit)
 
     def search_nodes(
         self, query: str, *, limit: int | None = None, observation_limit: int | None = None
@@ -285,10 +282,7 @@ class GraphStore:
             if limit is not None:
                 sql += f" LIMIT {int(limit)}"
             rows = db.execute(sql, params).fetchall()
-            return {
-                "entities": db.entities(rows, observation_limit),
-                "relations": db.relations_touching([row[1] for row in rows]),
-            }
+            return db.subgraph(rows, observation_limit)
 
     def open_nodes(
         self, names: Sequence[str], *, observation_limit: int | None = None
@@ -300,10 +294,7 @@ class GraphStore:
                 " WHERE name IN (SELECT value FROM json_each(?)) ORDER BY id",
                 (_json(names),),
             ).fetchall()
-            return {
-                "entities": db.entities(rows, observation_limit),
-                "relations": db.relations_touching([row[1] for row in rows]),
-            }
+            return db.subgraph(rows, observation_limit)
 
     def observation(self, entity_name: str, index: int) -> tuple[str, int]:
         """The ``index``-th observation (0-based, in the order added) of an entity, and its count."""
@@ -503,6 +494,15 @@ class _Tx:
                 entity["observationCount"] = counts[entity_id]
             result.append(entity)
         return result
+
+    def subgraph(
+        self, rows: Sequence[tuple[int, str, str]], observation_limit: int | None
+    ) -> dict[str, list[dict[str, Any]]]:
+        """The entities of ``(id, name, type)`` rows and the relations touching them."""
+        return {
+            "entities": self.entities(rows, observation_limit),
+            "relations": self.relations_touching([row[1] for row in rows]),
+        }
 
     def relations_touching(self, names: Sequence[str]) -> list[dict[str, str]]:
         """Relations whose ``from`` or ``to`` is one of ``names``, in stored order."""
