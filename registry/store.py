@@ -262,7 +262,16 @@ def _make_engine(url: str) -> Engine:
             conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
         return engine
-    return sa.create_engine(url, pool_pre_ping=True)
+    try:
+        return sa.create_engine(url, pool_pre_ping=True)
+    except ModuleNotFoundError as exc:
+        # The driver is an optional extra; a plain install must say so instead of a traceback.
+        if exc.name != "psycopg":
+            raise
+        raise RegistryError(
+            "a postgresql:// registry needs the PostgreSQL driver psycopg, which is not installed; "
+            "install it with pip install 'mcpdex[postgres]', or use a sqlite:///PATH registry"
+        ) from exc
 
 
 class Store:

@@ -213,6 +213,18 @@ def test_unsupported_registry_url_names_the_fix():
         open_store("mysql://localhost/x")
 
 
+def test_postgres_registry_without_the_driver_names_the_extra_to_install():
+    # A plain `pip install mcpdex` has no psycopg; None in sys.modules makes its import fail the same way.
+    code = (
+        "import sys; sys.modules['psycopg'] = None; from registry.cli import main;"
+        "sys.argv = ['mcpdex', 'versions', '--all', '--registry', 'postgresql://dex@127.0.0.1:1/dex']; main()"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 2
+    assert "Traceback" not in out.stderr
+    assert "pip install 'mcpdex[postgres]'" in out.stderr
+
+
 def test_sqlite_reads_do_not_import_sqlalchemy(tmp_path):
     url = f"sqlite:///{tmp_path / 'r.sqlite'}"
     with open_store(url) as store:
