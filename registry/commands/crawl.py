@@ -115,7 +115,7 @@ def crawl(
     """
     import anyio
 
-    from registry.errors import InspectionError, UsageError
+    from registry.errors import InspectionError, MCPDexError, UsageError
     from registry.inspect import config_servers
 
     targets = config_servers(config)
@@ -159,6 +159,15 @@ def crawl(
                     targets, concurrency=concurrency, timeout=timeout, protocol_era=protocol_era, on_done=done
                 )
             )
+    except ExceptionGroup as group:
+        # A save the registry refused ends the crawl: report its reason, not the task group's traceback.
+        refused, _ = group.split(MCPDexError)
+        if refused is None:
+            raise
+        reason: BaseException = refused
+        while isinstance(reason, BaseExceptionGroup):
+            reason = reason.exceptions[0]
+        raise reason from None
     finally:
         if store is not None:
             store.close()

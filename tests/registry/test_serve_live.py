@@ -531,3 +531,14 @@ def test_crawl_saves_successes_and_failures_to_the_service(sqlite_service, npm_p
     }
     assert listing["acme-crawled"]["last_ok"] is True and listing["acme-crawled"]["version_count"] == 1
     assert listing["acme-broken"]["last_ok"] is False and listing["acme-broken"]["version_count"] == 0
+
+
+def test_crawl_whose_save_is_refused_exits_2_with_the_reason(sqlite_service, tmp_path) -> None:
+    service, secret = sqlite_service
+    config = tmp_path / "servers.json"
+    missing = str(tmp_path / "no-such-server")
+    config.write_text(json.dumps({"mcpServers": {"other-broken": {"command": missing}}}))
+    crawled = _mcpdex("crawl", str(config), "--save", "--registry", service.url, token=secret)
+    assert crawled.returncode == 2
+    assert "Traceback" not in crawled.stderr
+    assert "token_out_of_scope" in crawled.stderr and "'other-broken'" in crawled.stderr
