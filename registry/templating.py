@@ -14,12 +14,17 @@ import jinja2
 from registry.paths import templates_dir
 
 
+def counted(count: int, singular: str, plural: str | None = None) -> str:
+    """``1 tool``, ``2 tools``; ``plural`` for words that do not just take an s."""
+    return f"{count} {singular if count == 1 else plural or singular + 's'}"
+
+
 @cache
 def environment(user_dir: str | None = None) -> jinja2.Environment:
     """A cached environment; ``user_dir`` templates override the bundled ones by name."""
     search = [str(Path(user_dir))] if user_dir else []
     search.append(str(templates_dir()))
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(search),
         autoescape=jinja2.select_autoescape(enabled_extensions=("html", "html.j2", "svg.j2")),
         undefined=jinja2.StrictUndefined,
@@ -27,6 +32,8 @@ def environment(user_dir: str | None = None) -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
+    env.filters["counted"] = counted
+    return env
 
 
 def render(name: str, user_dir: str | None = None, **context: object) -> str:

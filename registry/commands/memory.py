@@ -115,13 +115,16 @@ def import_(ctx: click.Context, source: Any, db: Path | None) -> None:
         report = import_jsonl(store, source.read())
     finally:
         store.close()
+    from registry.templating import counted
+
     for number, reason in report.skipped:
         click.echo(f"mcpdex memory import: {source.name}:{number}: skipped, {reason}", err=True)
     click.echo(
-        f"imported {report.entities} entities, {report.observations} observations and "
-        f"{report.relations} relations into {store.path}"
-        + (f"; skipped {len(report.skipped)} malformed lines" if report.skipped else "")
-        + (f"; ignored {report.ignored} lines of other types" if report.ignored else "")
+        f"imported {counted(report.entities, 'entity', 'entities')}, "
+        f"{counted(report.observations, 'observation')} and "
+        f"{counted(report.relations, 'relation')} into {store.path}"
+        + (f"; skipped {counted(len(report.skipped), 'malformed line')}" if report.skipped else "")
+        + (f"; ignored {counted(report.ignored, 'line')} of other types" if report.ignored else "")
     )
 
 

@@ -11,6 +11,7 @@ import click
 
 from registry.commands._options import format_option, registry_option
 from registry.commands._target import target_options
+from registry.templating import counted
 
 if TYPE_CHECKING:
     from registry.render import ServerData
@@ -75,7 +76,7 @@ def report(
         count, servers = write_site(
             Path(out), registry_url=registry_url, template_dir=template_dir, jobs=jobs
         )
-        click.echo(f"wrote {count} files for {servers} servers to {out}", err=True)
+        click.echo(f"wrote {counted(count, 'file')} for {counted(servers, 'server')} to {out}", err=True)
         return
     text = render_one(target, fmt=fmt, since=since, registry_url=registry_url, template_dir=template_dir)
     if out:

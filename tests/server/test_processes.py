@@ -190,7 +190,7 @@ def test_import_then_export_reproduces_the_official_file(tmp_path):
     runner = CliRunner()
     imported = runner.invoke(cli, ["memory", "--db", str(db), "import", str(source)])
     assert imported.exit_code == 0, imported.output
-    assert "imported 2 entities, 1 observations and 1 relations" in imported.stdout
+    assert "imported 2 entities, 1 observation and 1 relation" in imported.stdout
     exported = runner.invoke(cli, ["memory", "export", "--db", str(db)])
     assert exported.exit_code == 0
     assert exported.stdout == OFFICIAL_LINES + "\n"
