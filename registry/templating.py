@@ -6,10 +6,12 @@ template folder, which is searched before the bundled one.
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from pathlib import Path
 
 import jinja2
+from markupsafe import Markup, escape
 
 from registry.paths import templates_dir
 
@@ -17,6 +19,14 @@ from registry.paths import templates_dir
 def counted(count: int, singular: str, plural: str | None = None) -> str:
     """``1 tool``, ``2 tools``; ``plural`` for words that do not just take an s."""
     return f"{count} {singular if count == 1 else plural or singular + 's'}"
+
+
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
+
+
+def code_spans(text: object) -> Markup:
+    """Escape ``text``, then show its `backticked` names as code (escaping first keeps it inert)."""
+    return Markup(_CODE_SPAN.sub(r"<code>\1</code>", str(escape(text))))
 
 
 @cache
@@ -33,6 +43,7 @@ def environment(user_dir: str | None = None) -> jinja2.Environment:
         keep_trailing_newline=True,
     )
     env.filters["counted"] = counted
+    env.filters["code_spans"] = code_spans
     return env
 
 
