@@ -3,23 +3,35 @@
 Every tool is a typed function (``mcp.server.MCPServer``): parameters become the input schema and
 the annotated return type the output schema. Tools return a ``CallToolResult`` so the text block
 is compact JSON (or the delete message) instead of the SDK's pretty-printed dump. The SDK expresses
-every schema here, so nothing drops to the low-level server. Each write tells clients listening on
-``memory://knowledge-graph`` (2026-07-28 ``subscriptions/listen``) that the graph changed.
+every schema here; only the handshake-era ``resources/subscribe`` and ``resources/unsubscribe``
+requests drop to the low-level server. Each write tells clients that the graph changed: those
+listening on ``memory://knowledge-graph`` (2026-07-28 ``subscriptions/listen``) and those that
+subscribed to it (2025-11-25 ``resources/subscribe``).
 """
 
 from __future__ import annotations
 
 import functools
+import weakref
 from importlib import metadata
 from typing import Annotated, Any, Literal, NotRequired
 
 import anyio
 import pydantic_core
 from mcp.server import MCPServer
+from mcp.server.connection import Connection
+from mcp.server.context import ServerRequestContext
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.types import (
+    CallToolResult,
+    EmptyResult,
+    SubscribeRequestParams,
+    TextContent,
+    ToolAnnotations,
+    UnsubscribeRequestParams,
+)
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from typing_extensions import TypedDict
 
@@ -367,8 +379,12 @@ def _tidy(schema: dict[str, Any]) -> dict[str, Any]:
     return walk(schema)
 
 
+def _server(ctx: Context) -> MemoryServer:
+    return ctx.mcp_server  # type: ignore[return-value]
+
+
 def _store(ctx: Context) -> GraphStore:
-    return ctx.mcp_server.store  # type: ignore[attr-defined]
+    return _server(ctx).store
 
 
 async def _read(call: Any, *args: Any, **kwargs: Any) -> Any:
@@ -380,9 +396,10 @@ async def _read(call: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 async def _write(ctx: Context, call: Any, *args: Any) -> Any:
-    """Like ``_read``, then tell listening clients that the graph resource changed."""
+    """Like ``_read``, then tell listening and subscribed clients that the graph resource changed."""
     result = await _read(call, *args)
     await ctx.notify_resource_updated(GRAPH_URI)
+    await _server(ctx).notify_subscribers(GRAPH_URI)
     return result
 
 
@@ -649,6 +666,41 @@ class MemoryServer(MCPServer):
             log_level="WARNING",
         )
         self.store = store
+        # Handshake-era subscriptions: the URIs each client connection subscribed to. Held weakly,
+        # so a connection that closes drops out without an unsubscribe.
+        self._graph_subscribers: weakref.WeakKeyDictionary[Connection, set[str]] = weakref.WeakKeyDictionary()
+        # MCPServer has no public hook for these two requests; the low-level server serves them and
+        # then advertises ``resources.subscribe`` to 2025-11-25 clients.
+        self._lowlevel_server.add_request_handler(
+            "resources/subscribe", SubscribeRequestParams, self._subscribe
+        )
+        self._lowlevel_server.add_request_handler(
+            "resources/unsubscribe", UnsubscribeRequestParams, self._unsubscribe
+        )
+
+    async def notify_subscribers(self, uri: str) -> None:
+        """Send ``notifications/resources/updated`` for ``uri`` to every connection subscribed to it.
+
+        A connection whose stream has closed is skipped (the SDK drops the message)."""
+        for connection, uris in list(self._graph_subscribers.items()):
+            if uri in uris:
+                await connection.send_resource_updated(uri)
+
+    # Like the official server, any URI is accepted: a subscription to one that never changes
+    # is simply never notified.
+    async def _subscribe(self, ctx: ServerRequestContext, params: SubscribeRequestParams) -> EmptyResult:
+        self._graph_subscribers.setdefault(_connection(ctx), set()).add(params.uri)
+        return EmptyResult()
+
+    async def _unsubscribe(self, ctx: ServerRequestContext, params: UnsubscribeRequestParams) -> EmptyResult:
+        self._graph_subscribers.get(_connection(ctx), set()).discard(params.uri)
+        return EmptyResult()
+
+
+def _connection(ctx: ServerRequestContext) -> Connection:
+    # The session is made anew for each request; the connection it wraps is the client's for as long
+    # as it stays connected, and the SDK offers no public way to reach it from a request.
+    return ctx.session._connection
 
 
 def build_server(store: GraphStore) -> MemoryServer:

@@ -30,6 +30,17 @@ class Session:
         return result.content[0].text
 
 
+class Updates:
+    """The URIs of the ``notifications/resources/updated`` a client received, in order."""
+
+    def __init__(self) -> None:
+        self.uris: list[str] = []
+
+    async def __call__(self, message: Any) -> None:
+        if getattr(message, "method", None) == "notifications/resources/updated":
+            self.uris.append(message.params.uri)
+
+
 def entity(name: str, kind: str = "person", *observations: str) -> dict:
     """An entity as the memory tools take and return it."""
     return {"name": name, "entityType": kind, "observations": list(observations)}

@@ -126,6 +126,9 @@ async def test_our_server_answers_like_the_official_server(both):
     assert [str(r.uri) for r in (await ours.list_resources()).resources] == [
         str(r.uri) for r in (await theirs.list_resources()).resources
     ]
+    # Both let a 2025-11-25 client subscribe to the graph resource.
+    subscribe = [client.server_capabilities.resources.subscribe for client in (ours, theirs)]
+    assert subscribe == [True, True]
 
     for tool, arguments in SAME:
         mine, official = await call_both(both, tool, arguments)

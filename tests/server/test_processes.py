@@ -11,14 +11,16 @@ import sqlite3
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import anyio
 import pytest
 from click.testing import CliRunner
+from mcp.shared.exceptions import MCPDeprecationWarning
 
 from registry.cli import cli
-from tests.server.conftest import entity
+from tests.server.conftest import Updates, entity
 
 pytestmark = pytest.mark.anyio
 
@@ -78,11 +80,22 @@ async def test_mcpdex_memory_serves_streamable_http_in_both_eras(tmp_path):
                 assert time.monotonic() < deadline, "the HTTP server did not start"
                 time.sleep(0.1)
         url = f"http://127.0.0.1:{port}/mcp"
-        async with Client(url, mode="legacy", cache=None) as client:
+        updates = Updates()
+        async with (
+            Client(url, mode="legacy", cache=None) as client,
+            Client(url, mode="legacy", cache=None, message_handler=updates) as subscriber,
+        ):
             assert client.protocol_version == "2025-11-25"
+            with warnings.catch_warnings(category=MCPDeprecationWarning, action="ignore"):
+                await subscriber.subscribe_resource("memory://knowledge-graph")
             await client.call_tool(
                 "create_entities", {"entities": [entity("Over HTTP", "thing", "legacy era")]}
             )
+            # The other HTTP session hears the write on its own stream, in its own time.
+            with anyio.fail_after(10):
+                while not updates.uris:
+                    await anyio.sleep(0.05)
+            assert updates.uris == ["memory://knowledge-graph"]
         async with Client(url, mode="2026-07-28", cache=None) as client:
             assert client.protocol_version == "2026-07-28"
             graph = await client.call_tool("read_graph", {"observationLimit": 0})
