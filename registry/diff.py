@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, TypedDict
 
 from deepdiff import DeepDiff
@@ -128,24 +128,54 @@ def _text_change(before: Any, after: Any) -> str:
     return "changed"
 
 
+class _Tools:
+    """One snapshot's tools by name, each serialised, normalised and linted at most once.
+
+    A version history is diffed pair by pair, so each middle version is the newer side of one diff
+    and the older side of the next; sharing its ``_Tools`` does that work once.
+    """
+
+    def __init__(self, snapshot: dict[str, Any]) -> None:
+        self.listed = [tool for tool in snapshot.get("tools") or [] if isinstance(tool, dict)]
+        self.by_name = {tool["name"]: tool for tool in self.listed}
+        self._canonical: dict[str, str] = {}
+        self._normalized: dict[str, dict[str, Any]] = {}
+        self._lint_context: tuple[frozenset[str], frozenset[str]] | None = None
+
+    def canonical(self, name: str) -> str:
+        if name not in self._canonical:
+            self._canonical[name] = canonical_json(self.by_name[name])
+        return self._canonical[name]
+
+    def normalized(self, name: str) -> dict[str, Any]:
+        if name not in self._normalized:
+            self._normalized[name] = normalize_tool(self.by_name[name])
+        return self._normalized[name]
+
+    def lint_context(self) -> tuple[frozenset[str], frozenset[str]]:
+        """The tool names and the known words the security lints read a description among."""
+        if self._lint_context is None:
+            from scoring.lints import known_words
+
+            names = frozenset(str(tool.get("name")) for tool in self.listed)
+            self._lint_context = (names, known_words(self.listed))
+        return self._lint_context
+
+
 class _TextLints:
     """The security lints of ``scoring`` run on a changed text, each side among its own tools."""
 
-    def __init__(self, old_tools: list[dict[str, Any]], new_tools: list[dict[str, Any]]) -> None:
+    def __init__(self, old_tools: _Tools, new_tools: _Tools) -> None:
         self._tools = (old_tools, new_tools)
-        self._context: dict[int, tuple[frozenset[str], frozenset[str]]] = {}
 
     def _findings(self, side: int, tool: str, text: Any) -> set[tuple[str, str]]:
         if not isinstance(text, str) or not text:
             return set()
         # Imported here: the scorer's language tables cost start-up a diff without text changes skips.
         from scoring.language import analyze
-        from scoring.lints import known_words, security_findings
+        from scoring.lints import security_findings
 
-        if side not in self._context:
-            tools = self._tools[side]
-            self._context[side] = (frozenset(str(t.get("name")) for t in tools), known_words(tools))
-        names, known = self._context[side]
+        names, known = self._tools[side].lint_context()
         found = security_findings({"name": tool, "description": text}, analyze(text, name=tool), names, known)
         return {
             (item["rule"], item["message"])
@@ -239,18 +269,31 @@ class _Builder:
 
 def diff_snapshots(old: dict[str, Any], new: dict[str, Any]) -> list[Change]:
     """Every change from snapshot ``old`` to snapshot ``new``, ordered by tool, area and path."""
-    old_list = [tool for tool in old.get("tools") or [] if isinstance(tool, dict)]
-    new_list = [tool for tool in new.get("tools") or [] if isinstance(tool, dict)]
-    out = _Builder(_TextLints(old_list, new_list))
+    return _diff(old, new, _Tools(old), _Tools(new))
+
+
+def diff_history(snapshots: Sequence[dict[str, Any]]) -> list[list[Change]]:
+    """The changes into each snapshot from the one before it (none into the first), oldest first.
+
+    The same as ``diff_snapshots`` on each neighbouring pair, with each version's tools read once.
+    """
+    tools = [_Tools(snapshot) for snapshot in snapshots]
+    return [
+        _diff(snapshots[index - 1], snapshot, tools[index - 1], tools[index]) if index else []
+        for index, snapshot in enumerate(snapshots)
+    ]
+
+
+def _diff(old: dict[str, Any], new: dict[str, Any], old_side: _Tools, new_side: _Tools) -> list[Change]:
+    out = _Builder(_TextLints(old_side, new_side))
     _diff_server(out, old, new)
-    old_tools = {tool["name"]: tool for tool in old_list}
-    new_tools = {tool["name"]: tool for tool in new_list}
+    old_tools, new_tools = old_side.by_name, new_side.by_name
     same_era = old.get("protocolVersion") == new.get("protocolVersion")
     for name in sorted(old_tools.keys() & new_tools.keys()):
-        if canonical_json(old_tools[name]) != canonical_json(new_tools[name]):
-            _diff_tool(out, normalize_tool(old_tools[name]), normalize_tool(new_tools[name]), same_era)
-    removed = {name: normalize_tool(old_tools[name]) for name in sorted(old_tools.keys() - new_tools.keys())}
-    added = {name: normalize_tool(new_tools[name]) for name in sorted(new_tools.keys() - old_tools.keys())}
+        if old_side.canonical(name) != new_side.canonical(name):
+            _diff_tool(out, old_side.normalized(name), new_side.normalized(name), same_era)
+    removed = {name: old_side.normalized(name) for name in sorted(old_tools.keys() - new_tools.keys())}
+    added = {name: new_side.normalized(name) for name in sorted(new_tools.keys() - old_tools.keys())}
     for old_name, new_name in _renames(removed, added):
         out.add("tool-renamed", tool=old_name, segments=[], before=old_name, after=new_name, key=new_name)
         del removed[old_name], added[new_name]
@@ -731,4 +774,4 @@ def _judge_composition(ctx: _Context, at: list[Any], keyword: str, before: Any, 
         )
 
 
-__all__ = ["Change", "diff_snapshots", "fingerprint", "summarize"]
+__all__ = ["Change", "diff_history", "diff_snapshots", "fingerprint", "summarize"]

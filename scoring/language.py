@@ -345,7 +345,8 @@ def _prefixes(pattern: str) -> set[str] | None:
 @lru_cache(maxsize=16384)
 def _prefix_keys(text: str) -> frozenset[str]:
     """The first one, two and three characters of every lower-cased word of ``text``."""
-    return frozenset(key for token in _RUN.findall(text.lower()) for key in (token[:1], token[:2], token[:3]))
+    heads = {token[:3] for token in _RUN.findall(text.lower())}  # a word's first three, once however often
+    return frozenset({*heads, *(head[:2] for head in heads), *(head[:1] for head in heads)})
 
 
 class Cue:

@@ -182,7 +182,7 @@ def _cpu_count() -> int:
 
 def server_data(store: Store, name: str, version: str | None = None) -> ServerData:
     """A server's record from the store, judged: diffs between its versions and a scorecard of one."""
-    from registry.diff import diff_snapshots
+    from registry.diff import diff_history
     from registry.errors import NotFoundError
     from registry.profile import page_profile
     from registry.render import ServerData, VersionEntry
@@ -196,8 +196,8 @@ def server_data(store: Store, name: str, version: str | None = None) -> ServerDa
             raise NotFoundError(f"{name}@{version} is not in the registry; known versions: {known}")
         records = records[: found[0] + 1]
     versions: list[VersionEntry] = []
-    for index, record in enumerate(records):
-        changes = diff_snapshots(records[index - 1].snapshot, record.snapshot) if index else []
+    histories = diff_history([record.snapshot for record in records])
+    for record, changes in zip(records, histories, strict=True):
         versions.append(
             {
                 "label": record.label,

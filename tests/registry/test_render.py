@@ -19,6 +19,7 @@ from registry.render import (
     assign_slugs,
     escape_markdown,
     markdown_code,
+    pretty_json,
     render_markdown,
     render_server_report,
     render_site,
@@ -416,3 +417,23 @@ def test_memory_profile_partial_is_included_only_when_there_is_a_profile(tmp_pat
     server.profile = profile
     html = render_site([server], template_dir=str(tmp_path))["servers/memory/index.html"].decode()
     assert ("Profile graph" in html) is (profile is not None)
+
+
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=12),
+    lambda items: st.lists(items, max_size=4) | st.dictionaries(st.text(max_size=8), items, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(_JSON_VALUES)
+@settings(max_examples=300)
+def test_pretty_json_is_byte_for_byte_the_indenting_encoder(value: object) -> None:
+    assert pretty_json(value) == json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False)
+
+
+def test_pretty_json_leaves_keys_it_does_not_take_and_unencodable_values_to_the_encoder() -> None:
+    value = {"b": [1.0, float("nan"), ("é", None)], "c": {2: {}, 1: [True]}}
+    assert pretty_json(value) == json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False)
+    with pytest.raises(TypeError):
+        pretty_json({"a": object()})
