@@ -10,7 +10,7 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from registry.diff import Change, diff_snapshots, summarize
+from registry.diff import Change, diff_history, summarize
 from registry.templating import render
 
 CHANGELOG_FORMAT = "mcpdex.changelog/1"
@@ -37,23 +37,20 @@ def group_by_tool(changes: Iterable[Change]) -> list[dict[str, Any]]:
 def build_changelog(server: str, versions: Sequence[Any]) -> dict[str, Any]:
     """The changelog of ``server`` from its versions (each with label, digest, first_seen, snapshot)."""
     entries: list[dict[str, Any]] = []
-    previous: dict[str, Any] | None = None
-    for version in versions:
-        snapshot = _field(version, "snapshot")
-        changes = diff_snapshots(previous, snapshot) if previous is not None else []
+    histories = diff_history([_field(version, "snapshot") for version in versions])
+    for index, (version, changes) in enumerate(zip(versions, histories, strict=True)):
         entries.append(
             {
                 "version": _field(version, "label"),
                 "display": display_version(_field(version, "label")),
                 "date": str(_field(version, "first_seen"))[:10],
                 "digest": _field(version, "digest"),
-                "first": previous is None,
+                "first": index == 0,
                 "counts": summarize(changes),
                 "tools": group_by_tool(changes),
                 "changes": changes,
             }
         )
-        previous = snapshot
     entries.reverse()
     return {"format": CHANGELOG_FORMAT, "server": server, "versions": entries}
 
