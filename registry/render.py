@@ -329,13 +329,13 @@ def _changelog(versions: Sequence[VersionEntry], template_dir: str | None) -> li
     entries = []
     for index, version in reversed(list(enumerate(versions))):
         views = sorted(
-            (_as_views(_change_view(change)) for change in version.get("changes") or []),
+            (_change_view(change) for change in version.get("changes") or []),
             key=lambda c: (-LEVEL_RANK[c["level"]], c["tool"], c["where"], c["rule"]),
         )
         for view in views:
             view["html"] = macros.change_item(view)
         entries.append(
-            _View(
+            dict(
                 position=index,
                 label=_as_text(version.get("label")),
                 first=index == 0,
@@ -352,7 +352,7 @@ def _counted(views: list[dict[str, Any]]) -> dict[str, Any]:
     return {
         "changes": views,
         "level": _top_level(views),
-        "counts": _View((level, sum(c["level"] == level for c in views)) for level in LEVEL_RANK),
+        "counts": {level: sum(c["level"] == level for c in views) for level in LEVEL_RANK},
     }
 
 
@@ -362,7 +362,7 @@ def _tool_changelog(entries: list[dict[str, Any]], tool: str, first: int) -> lis
     for entry in entries:
         views = [view for view in entry["changes"] if view["tool"] == tool]
         if views or entry["position"] == first:
-            kept.append(_View(entry, first=entry["position"] == first, **_counted(views)))
+            kept.append(dict(entry, first=entry["position"] == first, **_counted(views)))
     return kept
 
 
@@ -653,41 +653,19 @@ def _with_parts(tools: list[dict[str, Any]], template_dir: str | None) -> list[d
     return tools
 
 
-class _View(dict):
-    """A dict that templates read by attribute without a failed ``getattr`` first (a large cost)."""
-
-    def __getattr__(self, name: str) -> Any:
-        try:
-            return self[name]
-        except KeyError:
-            raise AttributeError(name) from None
-
-
-def _as_views(value: Any) -> Any:
-    """``value`` with every dict, however nested, turned into a ``_View`` (leaves are not visited)."""
-    if isinstance(value, dict):
-        return _View({key: _as_views(item) if type(item) in _NESTED else item for key, item in value.items()})
-    if isinstance(value, list):
-        return [_as_views(item) if type(item) in _NESTED else item for item in value]
-    return value
-
-
-_NESTED = (dict, list, _View)
-
-
-def _server_context(server: ServerData, tool_slugs: Sequence[str], template_dir: str | None) -> _View:
+def _server_context(
+    server: ServerData, tool_slugs: Sequence[str], template_dir: str | None
+) -> dict[str, Any]:
     findings = (server.scorecard or {}).get("findings") or []
-    return _View(
-        server=_as_views(_overview(server)),
-        roll_up=_as_views(_server_score_view(server.scorecard)),
-        tools=_with_parts(_as_views(_tool_views(server, tool_slugs)), template_dir),
-        server_findings=_as_views(
-            [_finding_view(f) for f in findings if isinstance(f, dict) and not f.get("tool")]
-        ),
-        changelog=_changelog(server.versions, template_dir),
-        inspections=_as_views(_inspection_views(server.inspections)),
-        profile=server.profile,
-    )
+    return {
+        "server": _overview(server),
+        "roll_up": _server_score_view(server.scorecard),
+        "tools": _with_parts(_tool_views(server, tool_slugs), template_dir),
+        "server_findings": [_finding_view(f) for f in findings if isinstance(f, dict) and not f.get("tool")],
+        "changelog": _changelog(server.versions, template_dir),
+        "inspections": _inspection_views(server.inspections),
+        "profile": server.profile,
+    }
 
 
 def server_document(server: ServerData) -> dict[str, Any]:
@@ -780,7 +758,7 @@ def render_server_files(
             **context,
             tool=view,
             tool_changelog=_tool_changelog(context["changelog"], view["name"], first),
-            history=_as_views(history),
+            history=history,
             root="../../../",
         )
         files[f"{folder}/tools/{view['slug']}.html"] = page.encode("utf-8")
@@ -792,7 +770,7 @@ def render_index_files(
     rows: Sequence[dict[str, Any]], *, template_dir: str | None = None
 ) -> dict[str, bytes]:
     """``index.html`` and ``index.json`` from the servers' ``summary_row``s."""
-    rows = _as_views(sorted(rows, key=lambda row: row["name"]))
+    rows = sorted(rows, key=lambda row: row["name"])
     html = render(
         "index.html.j2",
         template_dir,
