@@ -1,0 +1,49 @@
+"""Cue scanning: the ASCII form of a cue finds exactly what the Unicode form finds, where it is used."""
+
+from __future__ import annotations
+
+import re
+
+from scoring import language, lints
+from scoring.language import Cue, reads_as_ascii
+
+CUES = [
+    value for module in (language, lints) for value in vars(module).values() if isinstance(value, Cue)
+] + list(language.DISCLOSURES.values())
+PROBES = [r"\w", r"\W", r"\d", r"\D", r"\s", r"\S", r"\b", r"\B"] + [re.escape(chr(c)) for c in range(128)]
+
+
+def test_ascii_form_agrees_on_every_ascii_character_it_is_used_for() -> None:
+    for char in map(chr, range(128)):
+        for probe in PROBES:
+            pattern = rf"(?:{probe})x" if probe in (r"\b", r"\B") else probe
+            text = f"{char}x" if probe in (r"\b", r"\B") else char
+            unicode_form = re.fullmatch(pattern, text, re.IGNORECASE)
+            ascii_form = re.fullmatch(pattern, text, re.IGNORECASE | re.ASCII)
+            assert bool(unicode_form) == bool(ascii_form) or not reads_as_ascii(text), (probe, char)
+    assert not reads_as_ascii("a\x1cb") and not reads_as_ascii("café") and reads_as_ascii("a\tb\nc")
+
+
+def test_a_pattern_naming_a_character_beyond_ascii_keeps_the_unicode_form() -> None:
+    # Case-insensitively the dotless i (U+0131) in the range matches "i"; the ASCII form would miss it.
+    by_range = Cue(r"[\u0100-\u017f]x")
+    assert by_range.search("ix") is not None and by_range.search("ix").group(0) == "ix"
+    kelvin = Cue("\u212aelvin")
+    assert kelvin.search("kelvin") is not None
+
+
+def test_every_cue_finds_the_same_matches_in_ascii_form(corpus_tools: list[dict]) -> None:
+    texts = [
+        tool.get("description") or ""
+        for server in corpus_tools
+        for entry in server["tools"].values()
+        for tool in entry["tools"]
+    ]
+    texts = [text for text in texts if reads_as_ascii(text)]
+    assert len(texts) > 400
+    for cue in CUES:
+        assert cue.regex is not cue._ascii_regex
+        for text in texts:
+            unicode_spans = [match.span() for match in cue.regex.finditer(text)]
+            ascii_spans = [match.span() for match in cue._ascii_regex.finditer(text)]
+            assert ascii_spans == unicode_spans, (cue.pattern, text)
