@@ -8,7 +8,6 @@ is pure and returns new data; the inputs are never modified.
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from registry.snapshot import canonical_json
@@ -47,6 +46,23 @@ _DOC_KEYWORDS = frozenset(
     {"title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly", "$comment"}
 )
 _MAX_REF_DEPTH = 10  # recursive schemas are expanded this deep at most (TDQS caps traversal at 10)
+# How ``_Resolver.node`` treats the value of each keyword; any other keyword's value is plain data.
+_SKIPPED, _MAP, _LIST, _ITEMS, _VALUED = range(5)
+_KEYWORD_KINDS = {
+    # the dialect is compared separately; definitions are inlined where used
+    **dict.fromkeys(("$schema", "$defs", "definitions"), _SKIPPED),
+    **dict.fromkeys(_SCHEMA_MAPS, _MAP),
+    **dict.fromkeys(_SCHEMA_LISTS, _LIST),
+    "items": _ITEMS,
+    **dict.fromkeys(_SCHEMA_VALUED, _VALUED),
+}
+# Values normalize_numbers returns as they are: the most common leaves skip the call.
+_NUMBER_FREE = frozenset({str, int, bool, type(None)})
+# Keywords _tidy rewrites; a node with none of them (and a single type) is already tidy.
+_TIDIED = frozenset(
+    {"nullable", "anyOf", "oneOf", "allOf", "required", "enum"}
+    | {"additionalProperties", "uniqueItems", "items", "properties", "deprecated"}
+)
 
 
 def normalize_numbers(value: Any) -> Any:
@@ -78,16 +94,18 @@ def normalize_schema(schema: Any, *, root_titles: tuple[str, ...] = ()) -> Any:
     """
     if not isinstance(schema, dict):
         return normalize_numbers(schema)
-    document = normalize_numbers(schema)
-    resolver = _Resolver(document)
-    result = resolver.node(document, stack=())
+    result = _Resolver(schema).node(schema, stack=())
     if isinstance(result, dict) and result.get("title") in root_titles:
         result.pop("title")
     return result
 
 
 class _Resolver:
-    """Walks one schema document, inlining local ``$ref`` s with a stack that stops cycles."""
+    """Walks one schema document, inlining local ``$ref`` s with a stack that stops cycles.
+
+    The walk builds every container of its result anew and normalises numbers on the way, so the
+    result shares nothing with the document.
+    """
 
     def __init__(self, document: dict[str, Any]) -> None:
         self.document = document
@@ -98,30 +116,23 @@ class _Resolver:
         if schema is False:
             return {"not": {}}
         if not isinstance(schema, dict):
-            return schema
+            return normalize_numbers(schema)
         ref = schema.get("$ref")
         if isinstance(ref, str) and ref.startswith("#"):
             return self._inline(schema, ref, stack)
         out: dict[str, Any] = {}
         for key, value in schema.items():
-            if key in ("$schema", "$defs", "definitions"):
-                continue  # dialect is compared separately; definitions are inlined where used
-            if key in _SCHEMA_MAPS and isinstance(value, dict):
+            kind = _KEYWORD_KINDS.get(key)
+            if kind == _SKIPPED:
+                continue
+            if kind == _MAP and isinstance(value, dict):
                 out[key] = {name: self._property(name, sub, stack, key) for name, sub in value.items()}
-            elif key in _SCHEMA_LISTS and isinstance(value, list):
+            elif kind in (_LIST, _ITEMS) and isinstance(value, list):
                 out[key] = [self.node(sub, stack) for sub in value]
-            elif key == "items":
-                out[key] = (
-                    [self.node(sub, stack) for sub in value]
-                    if isinstance(value, list)
-                    else self.node(value, stack)
-                    if isinstance(value, dict)
-                    else value
-                )
-            elif key in _SCHEMA_VALUED and isinstance(value, dict):
+            elif kind in (_ITEMS, _VALUED) and isinstance(value, dict):
                 out[key] = self.node(value, stack)
             else:
-                out[key] = value
+                out[key] = value if type(value) in _NUMBER_FREE else normalize_numbers(value)
         return _tidy(out)
 
     def _property(self, name: str, schema: Any, stack: tuple[str, ...], container: str) -> Any:
@@ -129,7 +140,8 @@ class _Resolver:
         if (
             container == "properties"
             and isinstance(result, dict)
-            and result.get("title") in pydantic_titles(name)
+            and "title" in result
+            and result["title"] in pydantic_titles(name)
         ):
             result.pop("title")
         return result
@@ -142,10 +154,13 @@ class _Resolver:
             return _tidy(
                 {
                     "$ref": ref,
-                    **{k: self.node(v, stack) if k in _SCHEMA_VALUED else v for k, v in siblings.items()},
+                    **{
+                        k: self.node(v, stack) if k in _SCHEMA_VALUED else normalize_numbers(v)
+                        for k, v in siblings.items()
+                    },
                 }
             )
-        resolved = self.node(copy.deepcopy(target), (*stack, ref))
+        resolved = self.node(target, (*stack, ref))
         if not isinstance(resolved, dict):
             return resolved
         definition_name = ref.rsplit("/", 1)[-1]
@@ -186,9 +201,13 @@ def _is_null_schema(schema: Any) -> bool:
     return isinstance(schema, dict) and schema.get("type") == "null" and set(schema) <= {"type", "title"}
 
 
-def _tidy(schema: dict[str, Any]) -> dict[str, Any]:
-    """Unify nullable forms, sort set-like arrays and drop keywords equal to their defaults."""
-    out = dict(schema)
+def _tidy(out: dict[str, Any]) -> dict[str, Any]:
+    """Unify nullable forms, sort set-like arrays and drop keywords equal to their defaults.
+
+    ``out`` is a node the resolver has just built: it is tidied in place.
+    """
+    if _TIDIED.isdisjoint(out) and not isinstance(out.get("type"), list):
+        return out
     nullable = out.pop("nullable", False) is True  # OpenAPI 3.0 spelling
     types = out.get("type")
     if isinstance(types, list):
