@@ -342,11 +342,17 @@ def _prefixes(pattern: str) -> set[str] | None:
     return {prefix.lower()} if prefix.strip("<#") else None
 
 
+# The first three characters of each ``_RUN`` word. A lone "<" or "#" is taken too: starting on one
+# character class lets the scan skip ahead in C, and a real word's head is never the mark alone.
+_RUN_HEAD = re.compile(r"([<#A-Za-z0-9'][A-Za-z0-9']{0,2})[A-Za-z0-9']*")
+
+
 @lru_cache(maxsize=16384)
 def _prefix_keys(text: str) -> frozenset[str]:
     """The first one, two and three characters of every lower-cased word of ``text``."""
-    heads = {token[:3] for token in _RUN.findall(text.lower())}  # a word's first three, once however often
-    return frozenset({*heads, *(head[:2] for head in heads), *(head[:1] for head in heads)})
+    heads = set(_RUN_HEAD.findall(text.lower()))
+    heads.difference_update(("<", "#"))
+    return frozenset([*heads, *[head[:2] for head in heads], *[head[:1] for head in heads]])
 
 
 # A pattern naming a character beyond ASCII, literally or by escape, could match an ASCII letter when
@@ -675,8 +681,8 @@ def split_sentences(text: str) -> list[str]:
     return [part for part in parts if part and any(ch.isalnum() for ch in part)]
 
 
-_CAMEL_BOUNDARY = re.compile(r"([a-z0-9])([A-Z])")
-_NON_ALNUM = re.compile(r"[^A-Za-z0-9]+")
+# Runs of ASCII letters and digits, split where a capital follows a small letter or a digit (camelCase).
+_NAME_WORD = re.compile(r"[A-Z]+[a-z0-9]*|[a-z0-9]+")
 _CLAUSE_SPLIT = re.compile(r"[;\n]|(?<=\.)\s")
 _NUMBER = re.compile(r"\d+")
 
@@ -684,13 +690,12 @@ _NUMBER = re.compile(r"\d+")
 @lru_cache(maxsize=8192)
 def name_words(name: str) -> tuple[str, ...]:
     """The words of an identifier: ``getUserById`` / ``get_user-by.id`` -> get, user, by, id."""
-    spaced = _CAMEL_BOUNDARY.sub(r"\1 \2", name)
-    return tuple(word.lower() for word in _NON_ALNUM.split(spaced) if word)
+    return tuple(normalized(name).split())
 
 
 def normalized(text: str) -> str:
     """Lower-case words joined by single spaces, for comparing a description with a name."""
-    return " ".join(name_words(text))
+    return " ".join(_NAME_WORD.findall(text)).lower()
 
 
 def quote(text: str, limit: int = 90) -> str:
@@ -823,7 +828,9 @@ def _explains(clause: str, match: re.Match[str], param: str) -> bool:
 def _analyze_params(analysis: Analysis, sentences: list[str], params: dict[str, Any]) -> None:
     """Which parameters the prose documents, and which it explains beyond the schema."""
     clauses = [clause for sentence in sentences for clause in _CLAUSE_SPLIT.split(sentence)]
-    lowered = " ".join(clauses).lower()
+    lowered_clauses = [clause.lower() for clause in clauses]
+    lowered = " ".join(lowered_clauses)
+    content: dict[int, set[str]] = {}  # a clause's content words, read once however many names it mentions
     for param, schema in params.items():
         words = name_words(param)
         if not words or words[0] not in lowered:
@@ -831,11 +838,16 @@ def _analyze_params(analysis: Analysis, sentences: list[str], params: dict[str, 
         pattern = _mention_pattern(param)
         schema_text = _schema_text(schema)
         schema_words = _content_words(schema_text) | set(words)
-        for clause in clauses:
+        for index, clause in enumerate(clauses):
+            # A mention in ASCII text holds the name's first word in some case; without it, none can match.
+            if words[0] not in lowered_clauses[index] and clause.isascii():
+                continue
             match = pattern.search(clause)
             if not match:
                 continue
-            others = _content_words(clause) - set(words)
+            if index not in content:
+                content[index] = _content_words(clause)
+            others = content[index] - set(words)
             if len(others) < 2 or not _explains(clause, match, param):
                 continue  # a passing mention ("settings including name, color") documents nothing
             analysis.params_documented.setdefault(param, clause.strip())

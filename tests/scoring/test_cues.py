@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from scoring import language, lints
-from scoring.language import Cue, reads_as_ascii
+from scoring.language import _RUN, Cue, _prefix_keys, reads_as_ascii
 
 CUES = [
     value for module in (language, lints) for value in vars(module).values() if isinstance(value, Cue)
@@ -47,3 +47,10 @@ def test_every_cue_finds_the_same_matches_in_ascii_form(corpus_tools: list[dict]
             unicode_spans = [match.span() for match in cue.regex.finditer(text)]
             ascii_spans = [match.span() for match in cue._ascii_regex.finditer(text)]
             assert ascii_spans == unicode_spans, (cue.pattern, text)
+
+
+def test_prefix_keys_are_the_first_three_characters_of_every_word() -> None:
+    texts = ["<script> eval(", "a<b #1 <<c #<d # <", "'x'", "\u0130stanbul \u212aelvin", "Get_User."]
+    for text in texts:
+        heads = {token[:3] for token in _RUN.findall(text.lower())}
+        assert _prefix_keys(text) == {*heads, *(head[:2] for head in heads), *(head[:1] for head in heads)}
