@@ -54,7 +54,7 @@ def _sibling_hint(view: ToolView) -> str:
     if view.closest_sibling is None:
         mine = set(name_words(view.name))
         ranked = min(
-            view.siblings, key=lambda other: (-len(mine & set(name_words(other))), other), default=None
+            view.siblings, key=lambda other: (-len(mine.intersection(name_words(other))), other), default=None
         )
         view.closest_sibling = f"`{ranked}`" if ranked else "a similar tool"
     return view.closest_sibling

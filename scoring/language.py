@@ -662,16 +662,25 @@ def verb_lemma(word: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=16384)
+def word_tokens(text: str) -> tuple[str, ...]:
+    """The ``WORD`` tokens of ``text``: a description and its sentences are read by several checks."""
+    return tuple(WORD.findall(text))
+
+
+def _non_latin_letters(text: str) -> int:
+    return 0 if text.isascii() else len(_NON_LATIN_LETTER.findall(text))
+
+
 def is_supported_language(text: str) -> bool:
     """Whether the text is mostly Latin script (the analysis reads English)."""
-    non_latin = len(_NON_LATIN_LETTER.findall(text))
-    latin = len(_LATIN_LETTER.findall(text))
-    return non_latin * 3 <= latin or non_latin == 0
+    non_latin = _non_latin_letters(text)
+    return non_latin == 0 or non_latin * 3 <= len(_LATIN_LETTER.findall(text))
 
 
 def count_words(text: str) -> int:
     """Words of English text; for CJK text, about two characters make a word."""
-    return len(WORD.findall(text)) + (len(_NON_LATIN_LETTER.findall(text)) + 1) // 2
+    return len(word_tokens(text)) + (_non_latin_letters(text) + 1) // 2
 
 
 def split_sentences(text: str) -> list[str]:
@@ -718,7 +727,7 @@ def _find_purpose(sentence: str) -> tuple[str | None, str | None, int | None, st
         lead = (lead or "") + match.group(0)
         stripped = stripped[match.end() :]
     clause = _CLAUSE_BREAK.split(stripped, maxsplit=1)[0]
-    words = WORD.findall(stripped)
+    words = word_tokens(stripped)
     for position, word in enumerate(words[:14]):
         lemma = verb_lemma(word)
         # The verb leads, or comes after a marker that makes it one ("..., this will search issues").
@@ -795,7 +804,7 @@ def _schema_text(schema: Any) -> str:
 
 
 def _content_words(text: str) -> set[str]:
-    return {word.lower() for word in WORD.findall(text) if word.lower() not in STOPWORDS and len(word) > 2}
+    return {lower for word in word_tokens(text) if len(word) > 2 and (lower := word.lower()) not in STOPWORDS}
 
 
 @lru_cache(maxsize=4096)
@@ -877,11 +886,12 @@ def _first_match_per_part(cue: Cue, parts: list[str]) -> dict[int, re.Match[str]
     return found
 
 
+_UNINFORMATIVE = STOPWORDS | _VAGUE_NOUNS
+
+
 def _informative(text: str) -> set[str]:
     return {
-        word.lower()
-        for word in WORD.findall(text)
-        if len(word) > 2 and word.lower() not in STOPWORDS and word.lower() not in _VAGUE_NOUNS
+        lower for word in word_tokens(text) if len(word) > 2 and (lower := word.lower()) not in _UNINFORMATIVE
     }
 
 
@@ -941,7 +951,7 @@ def analyze(
         if emphasis:
             # "IMPORTANT: deletes every row" keeps its disclosure; the label itself earns nothing.
             sentence = EMPHASIS.sub("", sentence).strip(" :!-")
-            if len(WORD.findall(sentence)) < 4:
+            if len(word_tokens(sentence)) < 4:
                 analysis.set_aside.append(emphasis.group(0))
                 continue
         analysis.sentences.append(sentence)

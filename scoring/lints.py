@@ -273,11 +273,8 @@ def schema_findings(tool: dict[str, Any]) -> list[dict[str, Any]]:
                 finding("array-missing-items", name, path, f"`{prop_name}` is an array without items")
             )
         enum = prop.get("enum")
-        if isinstance(enum, list):
-            counts = Counter(_dump(value) for value in enum)
-            repeated = [value for value, count in counts.items() if count > 1]
-            if repeated:
-                found.append(finding("duplicate-enum-value", name, path, f"repeats {', '.join(repeated)}"))
+        if isinstance(enum, list) and (repeated := _repeated_values(enum)):
+            found.append(finding("duplicate-enum-value", name, path, f"repeats {', '.join(repeated)}"))
         if isinstance(prop.get("type"), list) and "null" in prop["type"] and len(prop["type"]) > 1:
             found.append(finding("nullable-type-array", name, path, f"type {prop['type']}"))
     return found
@@ -294,6 +291,14 @@ def _network_refs(schema: Any) -> Iterator[str]:
     elif isinstance(schema, list):
         for value in schema:
             yield from _network_refs(value)
+
+
+def _repeated_values(values: list[Any]) -> list[str]:
+    """The values given more than once, as JSON; distinct strings, the usual enum, need no dumping."""
+    if all(isinstance(value, str) for value in values) and len(set(values)) == len(values):
+        return []
+    counts = Counter(_dump(value) for value in values)
+    return [value for value, count in counts.items() if count > 1]
 
 
 def _dump(value: Any) -> str:

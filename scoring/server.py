@@ -21,7 +21,7 @@ from scoring.arithmetic import (
     tenths,
     tier,
 )
-from scoring.language import STOPWORDS, VERB_KIND, WORD, Analysis, name_words, verb_lemma
+from scoring.language import STOPWORDS, VERB_KIND, Analysis, name_words, verb_lemma, word_tokens
 from scoring.lints import GENERIC_NAMES, naming_convention
 from scoring.signals import properties_of
 
@@ -37,11 +37,13 @@ def _stem(word: str) -> str:
 
 
 def _content(text: str) -> set[str]:
-    return {_stem(word) for word in WORD.findall(text) if word.lower() not in STOPWORDS and len(word) > 2}
+    return {_stem(word) for word in word_tokens(text) if len(word) > 2 and word.lower() not in STOPWORDS}
 
 
 def _jaccard(left: set[str], right: set[str]) -> float:
-    return len(left & right) / len(left | right) if left | right else 0.0
+    shared = len(left & right)
+    union = len(left) + len(right) - shared
+    return shared / union if union else 0.0
 
 
 def name_verb(name: str) -> tuple[str | None, list[str]]:
@@ -73,10 +75,12 @@ def disambiguation(tools: list[dict[str, Any]], analyses: dict[str, Analysis]) -
     twins: list[tuple[str, str]] = []
     for left, right in combinations(contents, 2):
         text_similarity = _jaccard(contents[left], contents[right])
-        schema_similarity = _jaccard(params[left], params[right]) if params[left] | params[right] else 1.0
+        if text_similarity < 0.5:
+            continue  # too unlike to be confused, whatever their schemas
+        schema_similarity = _jaccard(params[left], params[right]) if params[left] or params[right] else 1.0
         if text_similarity >= 0.9:
             twins.append((left, right))
-        if text_similarity >= 0.7 or (text_similarity >= 0.5 and schema_similarity >= 0.8):
+        if text_similarity >= 0.7 or schema_similarity >= 0.8:
             named = right in analyses[left].siblings_named or left in analyses[right].siblings_named
             (helped if named else confused).append((left, right))
     weight = len(confused) + len(helped) / 2
