@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import stat
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -162,15 +164,44 @@ def _remove_stale(root: Path, stale: list[str]) -> None:
 
 
 def _write_files(root: Path, files: dict[str, bytes]) -> None:
+    # Each folder is resolved, checked and made once: resolving every file's path costs a system
+    # call per path component. A file name is then checked on its own: a link is resolved whole.
+    folders: dict[str, Path] = {}
     for relative, body in files.items():
-        path = (root / relative).resolve()
-        if not path.is_relative_to(root):  # slugs never escape; this guards the writer all the same
-            raise RuntimeError(f"refusing to write outside {root}: {relative}")
-        path.parent.mkdir(parents=True, exist_ok=True)
+        folder, _, name = relative.rpartition("/")
+        if folder not in folders:
+            folders[folder] = _inside(root, root / folder, relative)
+            folders[folder].mkdir(parents=True, exist_ok=True)
+        path = folders[folder] / name
+        status = _status(path, os.lstat)
+        if name in ("", ".", "..") or (status is not None and stat.S_ISLNK(status.st_mode)):
+            path = _inside(root, root / relative, relative)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            status = _status(path, os.stat)
         # Unchanged files keep their modification time, so a publisher can sync by diff.
-        if path.is_file() and path.stat().st_size == len(body) and path.read_bytes() == body:
+        if (
+            status is not None
+            and stat.S_ISREG(status.st_mode)
+            and status.st_size == len(body)
+            and path.read_bytes() == body
+        ):
             continue
         path.write_bytes(body)
+
+
+def _inside(root: Path, path: Path, relative: str) -> Path:
+    """The real ``path``, which must lie in ``root``: slugs never escape; this guards the writer anyway."""
+    resolved = path.resolve()
+    if not resolved.is_relative_to(root):
+        raise RuntimeError(f"refusing to write outside {root}: {relative}")
+    return resolved
+
+
+def _status(path: Path, read: Callable[[Path], os.stat_result]) -> os.stat_result | None:
+    try:
+        return read(path)
+    except FileNotFoundError:
+        return None
 
 
 def _cpu_count() -> int:

@@ -312,3 +312,22 @@ def test_a_tool_page_dates_the_tool_from_the_version_that_added_it(tmp_path) -> 
     assert set(sections) == {"1.1.0", "1.2.0"}  # the version before the tool existed is not its history
     assert "First observed." in sections["1.1.0"] and "First observed." not in sections["1.2.0"]
     assert "First observed." in text_of(read(site, "servers/notes/tools/read_note.html"))
+
+
+def test_the_site_writer_follows_links_only_while_they_stay_in_the_site(tmp_path) -> None:
+    from registry.commands.report import _write_files
+
+    root, outside = (tmp_path / "site").resolve(), (tmp_path / "outside").resolve()
+    (root / "servers" / "plain").mkdir(parents=True)
+    outside.mkdir()
+    (root / "servers" / "linked").symlink_to(outside)
+    (root / "servers" / "plain" / "leak.html").symlink_to(outside / "leak.html")
+    (root / "servers" / "plain" / "alias.html").symlink_to(root / "servers" / "plain" / "real.html")
+    for relative in ("servers/linked/index.html", "servers/plain/leak.html"):
+        with pytest.raises(RuntimeError, match="refusing to write outside"):
+            _write_files(root, {"servers/plain/first.html": b"first", relative: b"page"})
+    assert list(outside.iterdir()) == []
+    _write_files(root, {"servers/plain/alias.html": b"page", "servers/new/tools/a.html": b"tool"})
+    assert (root / "servers" / "plain" / "real.html").read_bytes() == b"page"
+    assert (root / "servers" / "plain" / "alias.html").is_symlink()
+    assert (root / "servers" / "new" / "tools" / "a.html").read_bytes() == b"tool"
