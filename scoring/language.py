@@ -385,18 +385,19 @@ class Cue:
     def pattern(self) -> str:
         return self.regex.pattern
 
-    def _regex_for(self, text: str) -> re.Pattern[str] | None:
-        """The compiled form to scan ``text`` with, or None when no word of it could start a match."""
-        if self.keys is not None and self.keys.isdisjoint(_prefix_keys(text)):
+    def _regex_for(self, text: str, keys: frozenset[str] | None = None) -> re.Pattern[str] | None:
+        """The compiled form to scan ``text`` (whose prefix keys are ``keys``) with, or None when no word of
+        it could start a match."""
+        if self.keys is not None and self.keys.isdisjoint(_prefix_keys(text) if keys is None else keys):
             return None
         return self._ascii_regex if reads_as_ascii(text) else self.regex
 
-    def search(self, text: str) -> re.Match[str] | None:
-        regex = self._regex_for(text)
+    def search(self, text: str, keys: frozenset[str] | None = None) -> re.Match[str] | None:
+        regex = self._regex_for(text, keys)
         return regex.search(text) if regex else None
 
-    def finditer(self, text: str) -> Iterator[re.Match[str]]:
-        regex = self._regex_for(text)
+    def finditer(self, text: str, keys: frozenset[str] | None = None) -> Iterator[re.Match[str]]:
+        regex = self._regex_for(text, keys)
         return regex.finditer(text) if regex else iter(())
 
     def sub(self, replacement: str, text: str) -> str:
@@ -868,22 +869,34 @@ def _analyze_params(analysis: Analysis, sentences: list[str], params: dict[str, 
                 analysis.schema_restatements.append(clause.strip())
 
 
-# Parts are joined with NUL, which no pattern matches, so one scan serves every sentence.
-def _joined(parts: list[str]) -> tuple[str, list[int]]:
-    starts, offset = [], 0
-    for part in parts:
-        starts.append(offset)
-        offset += len(part) + 1
-    return "\x00".join(parts), starts
+class Joined:
+    """Parts joined with NUL, which no pattern matches, so one scan serves every sentence.
 
+    No word spans a NUL, so the prefix keys of the joined text are those of its parts together.
+    """
 
-def _first_match_per_part(cue: Cue, parts: list[str]) -> dict[int, re.Match[str]]:
-    """The first match of ``cue`` in each part, by part index, from one scan of the joined text."""
-    joined, starts = _joined(parts)
-    found: dict[int, re.Match[str]] = {}
-    for match in cue.finditer(joined):
-        found.setdefault(bisect_right(starts, match.start()) - 1, match)
-    return found
+    def __init__(self, parts: list[str]) -> None:
+        self.parts = parts
+        self.text = "\x00".join(parts)
+        self.starts, offset = [], 0
+        for part in parts:
+            self.starts.append(offset)
+            offset += len(part) + 1
+        self.keys = frozenset().union(*map(_prefix_keys, parts))
+
+    def part_at(self, offset: int) -> int:
+        """The index of the part the joined text's character at ``offset`` belongs to."""
+        return bisect_right(self.starts, offset) - 1
+
+    def search(self, cue: Cue) -> re.Match[str] | None:
+        return cue.search(self.text, self.keys)
+
+    def first_match_per_part(self, cue: Cue) -> dict[int, re.Match[str]]:
+        """The first match of ``cue`` in each part, by part index, from one scan of the joined text."""
+        found: dict[int, re.Match[str]] = {}
+        for match in cue.finditer(self.text, self.keys):
+            found.setdefault(self.part_at(match.start()), match)
+        return found
 
 
 _UNINFORMATIVE = STOPWORDS | _VAGUE_NOUNS
@@ -932,8 +945,9 @@ def analyze(
     analysis.identifiers = [token for token in tokens if is_identifier(token)]
     analysis.siblings_named = _siblings_in(text, tokens, siblings)
     seen: set[str] = set()
-    priorities, promotions, emphases = (
-        _first_match_per_part(cue, all_sentences) for cue in (PRIORITY, PROMOTIONAL, EMPHASIS)
+    every_sentence = Joined(all_sentences)
+    priorities, promotions, emphases = map(
+        every_sentence.first_match_per_part, (PRIORITY, PROMOTIONAL, EMPHASIS)
     )
     for index, sentence in enumerate(all_sentences):
         key = normalized(sentence)
@@ -970,8 +984,9 @@ def analyze(
     # The purpose clause states the action; disclosures are read in what follows it.
     first_rest = sentences[0].split(clause, 1)[-1] if clause else sentences[0]
     rest_parts = [part for part in (first_rest.strip(" ,;:–—-"), *sentences[1:]) if part]
-    contrast, when, when_not, implied = (
-        _first_match_per_part(cue, sentences) for cue in (CONTRAST, USAGE_WHEN, USAGE_WHEN_NOT, USAGE_IMPLIED)
+    read = every_sentence if sentences == all_sentences else Joined(sentences)
+    contrast, when, when_not, implied = map(
+        read.first_match_per_part, (CONTRAST, USAGE_WHEN, USAGE_WHEN_NOT, USAGE_IMPLIED)
     )
     for index, sentence in enumerate(sentences):
         if index in contrast:
@@ -985,12 +1000,13 @@ def analyze(
     # A "Returns … including size, permissions, modified time" sentence lists fields; it discloses the
     # return shape (and limits or errors), not authentication or side effects.
     effect_parts = [part for part in rest_parts if not _RETURNS_LEAD.match(part)]
-    scans = {True: (rest_parts, *_joined(rest_parts)), False: (effect_parts, *_joined(effect_parts))}
+    rest = Joined(rest_parts)
+    scans = {True: rest, False: rest if effect_parts == rest_parts else Joined(effect_parts)}
     for category, pattern in DISCLOSURES.items():
-        parts, joined, starts = scans[category in _READ_IN_RETURNS]
-        if match := pattern.search(joined):
-            analysis.disclosures[category] = parts[bisect_right(starts, match.start()) - 1]
-    if match := READ_ONLY_CLAIM.search(_joined(sentences)[0]):
+        scan = scans[category in _READ_IN_RETURNS]
+        if match := scan.search(pattern):
+            analysis.disclosures[category] = scan.parts[scan.part_at(match.start())]
+    if match := read.search(READ_ONLY_CLAIM):
         analysis.read_only_claim = match.group(0)
     _analyze_params(analysis, sentences, params or {})
     return analysis

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from scoring import language, lints
-from scoring.language import _RUN, Cue, _prefix_keys, reads_as_ascii
+from scoring.language import _RUN, Cue, Joined, _prefix_keys, reads_as_ascii
 
 CUES = [
     value for module in (language, lints) for value in vars(module).values() if isinstance(value, Cue)
@@ -54,3 +54,10 @@ def test_prefix_keys_are_the_first_three_characters_of_every_word() -> None:
     for text in texts:
         heads = {token[:3] for token in _RUN.findall(text.lower())}
         assert _prefix_keys(text) == {*heads, *(head[:2] for head in heads), *(head[:1] for head in heads)}
+
+
+def test_joined_parts_have_the_prefix_keys_of_the_joined_text() -> None:
+    parts = ["Deletes the <", "b>row", "#", "1 \u0130tem", "", "don't"]
+    joined = Joined(parts)
+    assert joined.keys == _prefix_keys(joined.text)
+    assert [joined.part_at(joined.text.index(word)) for word in ("row", "tem", "don")] == [1, 3, 5]
