@@ -1,11 +1,11 @@
-"""Cue scanning: the ASCII form of a cue finds exactly what the Unicode form finds, where it is used."""
+"""Cue scanning: a cue's ASCII and lower-case forms find exactly what its Unicode form finds, where used."""
 
 from __future__ import annotations
 
 import re
 
 from scoring import language, lints
-from scoring.language import _RUN, Cue, Joined, _prefix_keys, reads_as_ascii
+from scoring.language import _RUN, Cue, Joined, _prefix_keys, reads_as_ascii, reads_in_lower_case
 
 CUES = [
     value for module in (language, lints) for value in vars(module).values() if isinstance(value, Cue)
@@ -45,8 +45,29 @@ def test_every_cue_finds_the_same_matches_in_ascii_form(corpus_tools: list[dict]
         assert cue.regex is not cue._ascii_regex
         for text in texts:
             unicode_spans = [match.span() for match in cue.regex.finditer(text)]
-            ascii_spans = [match.span() for match in cue._ascii_regex.finditer(text)]
-            assert ascii_spans == unicode_spans, (cue.pattern, text)
+            assert [match.span() for match in cue._ascii_regex.finditer(text)] == unicode_spans, cue.pattern
+            if cue._lower_case_regex is not None:
+                lower_case_spans = [match.span() for match in cue._lower_case_regex.finditer(text.lower())]
+                assert lower_case_spans == unicode_spans, (cue.pattern, text)
+            expected = (
+                [match.group(0) for match in cue.regex.finditer(text)] if cue._possible(text, None) else []
+            )
+            assert [match.group(0) for match in cue.finditer(text)] == expected
+
+
+def test_a_pattern_reads_in_lower_case_only_without_capitals_ranges_or_flags() -> None:
+    for pattern in (r"\bdelete\w*\S", r"[- ]only[^]-]", r"(?:a|b)(?<!x)(?=y)", r"[\w/][a-]"):
+        assert reads_in_lower_case(pattern), pattern
+    for pattern in (r"IMPORTANT", r"[!-a]", r"[\.-z]", r"[^a-z]", r"(?i:x)", r"(?-i:x)", r"(?P<name>x)"):
+        assert not reads_in_lower_case(pattern), pattern
+    assert sum(cue._lower_case_regex is None for cue in CUES) == 1  # only EMPHASIS, in capitals
+
+
+def test_a_match_found_in_lower_case_keeps_the_case_of_the_text() -> None:
+    cue = Cue(r"\bdelete\w*")
+    assert cue.search("Please DELETE it").group(0) == "DELETE"
+    assert [match.group(0) for match in cue.finditer("Deletes, then DELETED")] == ["Deletes", "DELETED"]
+    assert language.EMPHASIS.search("important: x").group(0) == "important:"
 
 
 def test_prefix_keys_are_the_first_three_characters_of_every_word() -> None:
