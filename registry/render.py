@@ -681,11 +681,48 @@ def server_document(server: ServerData) -> dict[str, Any]:
     }
 
 
-def _json_bytes(value: Any) -> bytes:
+def _compact_json(value: Any) -> str:
     # Compact separators keep json on its C encoder: several times faster than indented output.
-    return (json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n").encode(
-        "utf-8"
-    )
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def _json_bytes(text: str) -> bytes:
+    return (text + "\n").encode("utf-8")
+
+
+def _shared_parts(server: ServerData) -> tuple[dict[int, str], set[int]]:
+    """Each tool and score card of ``server`` encoded once, by identity, and the dicts and lists holding them.
+
+    Both are in the server's document and again in each tool's.
+    """
+    encoded: dict[int, str] = {}
+    holders: set[int] = set()
+    for container in (server.snapshot, server.scorecard):
+        items = container.get("tools") if isinstance(container, dict) else None
+        if isinstance(items, list):
+            holders.update((id(container), id(items)))
+            encoded.update((id(item), _compact_json(item)) for item in items)
+    return encoded, holders
+
+
+def _spliced_json(value: Any, encoded: Mapping[int, str], holders: set[int]) -> str:
+    """``_compact_json(value)`` that takes the objects in ``encoded`` as already encoded.
+
+    Only the ``holders`` are walked here, the way the C encoder would write them; any other
+    value is handed to it whole.
+    """
+    if id(value) in encoded:
+        return encoded[id(value)]
+    if id(value) in holders:
+        if isinstance(value, list):
+            return "[" + ",".join(_spliced_json(item, encoded, holders) for item in value) + "]"
+        if isinstance(value, dict) and all(type(key) is str for key in value):
+            members = (
+                f"{encode_basestring(key)}:{_spliced_json(value[key], encoded, holders)}"
+                for key in sorted(value)
+            )
+            return "{" + ",".join(members) + "}"
+    return _compact_json(value)
 
 
 def render_server_report(server: ServerData, *, template_dir: str | None = None) -> str:
@@ -742,11 +779,13 @@ def render_server_files(
     slugs = tool_slugs(server)
     context = _server_context(server, slugs, template_dir)
     assets = _assets(template_dir)
+    encoded, holders = _shared_parts(server)
+    document = server_document(server)
     files = {
         f"{folder}/index.html": render(
             "server.html.j2", template_dir, **assets, **context, standalone=False, root="../../"
         ).encode("utf-8"),
-        f"{folder}/index.json": _json_bytes(server_document(server)),
+        f"{folder}/index.json": _json_bytes(_spliced_json(document, encoded, {*holders, id(document)})),
     }
     for tool, view in zip(_tools(server.snapshot), context["tools"], strict=True):
         first, changed = _tool_timeline(server.versions, view["name"])
@@ -762,7 +801,10 @@ def render_server_files(
             root="../../../",
         )
         files[f"{folder}/tools/{view['slug']}.html"] = page.encode("utf-8")
-        files[f"{folder}/tools/{view['slug']}.json"] = _json_bytes(_tool_document(server, tool, history))
+        document = _tool_document(server, tool, history)
+        files[f"{folder}/tools/{view['slug']}.json"] = _json_bytes(
+            _spliced_json(document, encoded, {id(document)})
+        )
     return files
 
 
@@ -782,7 +824,7 @@ def render_index_files(
     index = [{key: value for key, value in row.items() if key != "tier_rank"} for row in rows]
     return {
         "index.html": html.encode("utf-8"),
-        "index.json": _json_bytes({"format": SITE_FORMAT, "servers": index}),
+        "index.json": _json_bytes(_compact_json({"format": SITE_FORMAT, "servers": index})),
     }
 
 

@@ -21,10 +21,12 @@ from registry.render import (
     markdown_code,
     pretty_json,
     render_markdown,
+    render_server_files,
     render_server_report,
     render_site,
     schema_rows,
     score_chart,
+    server_document,
     slugify,
 )
 
@@ -437,3 +439,24 @@ def test_pretty_json_leaves_keys_it_does_not_take_and_unencodable_values_to_the_
     assert pretty_json(value) == json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False)
     with pytest.raises(TypeError):
         pretty_json({"a": object()})
+
+
+def compact_json(value: object) -> bytes:
+    return (json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+
+
+@given(_JSON_VALUES, _JSON_VALUES)
+@settings(max_examples=100)
+def test_server_and_tool_json_are_byte_for_byte_the_compact_encoder(extra: object, signals: object) -> None:
+    server = make_server(
+        tools=[make_tool("memory_read", extra=extra, ranks={10: "b", 2: "a"}), make_tool("b")]
+    )
+    server.snapshot["tools"].append(extra)  # listed, but not a tool: no page of its own
+    server.snapshot["x-extra"] = extra
+    server.scorecard["tools"][0]["signals"] = signals
+    files = render_server_files(server, "memory")
+    assert files["servers/memory/index.json"] == compact_json(server_document(server))
+    for tool, card in zip(server.snapshot["tools"], server.scorecard["tools"], strict=False):
+        path = f"servers/memory/tools/{tool['name']}.json"
+        document = {**json.loads(files[path]), "tool": tool, "score": card}
+        assert files[path] == compact_json(document)
