@@ -366,21 +366,35 @@ def _tool_changelog(entries: list[dict[str, Any]], tool: str, first: int) -> lis
     return kept
 
 
-def _concerns(change: dict[str, Any], tool: str) -> bool:
-    renamed_to = change.get("rule") == "tool-renamed" and change.get("after") == tool
-    return change.get("tool") == tool or renamed_to
+def _changes_by_tool(versions: Sequence[VersionEntry]) -> list[dict[str, list[dict[str, Any]]]]:
+    """For each version, the changes that concern each tool (its own and a rename to it), in order."""
+    grouped = []
+    for version in versions:
+        by_tool: dict[str, list[dict[str, Any]]] = {}
+        for change in version.get("changes") or []:
+            names = [change.get("tool")]
+            if change.get("rule") == "tool-renamed" and change.get("after") != names[0]:
+                names.append(change.get("after"))
+            for name in names:
+                if isinstance(name, str):
+                    by_tool.setdefault(name, []).append(change)
+        grouped.append(by_tool)
+    return grouped
 
 
-def _tool_timeline(versions: Sequence[VersionEntry], tool: str) -> tuple[int, list[int]]:
+def _tool_timeline(
+    concerning: Sequence[Mapping[str, list[dict[str, Any]]]], tool: str
+) -> tuple[int, list[int]]:
     """Positions of the version ``tool`` first appeared in and of the later ones that changed it.
 
-    A tool that a diff adds (or renames to) before any diff removes it arrived then; otherwise it
-    was there from the first recorded version.
+    ``concerning`` is ``_changes_by_tool`` of the versions. A tool that a diff adds (or renames
+    to) before any diff removes it arrived then; otherwise it was there from the first recorded
+    version.
     """
     arrived = left = None
     changed = []
-    for position, version in enumerate(versions):
-        mine = [change for change in version.get("changes") or [] if _concerns(change, tool)]
+    for position, by_tool in enumerate(concerning):
+        mine = by_tool.get(tool, [])
         if mine:
             changed.append(position)
         rules = {(change.get("rule"), change.get("tool") == tool) for change in mine}
@@ -780,6 +794,7 @@ def render_server_files(
     context = _server_context(server, slugs, template_dir)
     assets = _assets(template_dir)
     encoded, holders = _shared_parts(server)
+    concerning = _changes_by_tool(server.versions)
     document = server_document(server)
     files = {
         f"{folder}/index.html": render(
@@ -788,7 +803,7 @@ def render_server_files(
         f"{folder}/index.json": _json_bytes(_spliced_json(document, encoded, {*holders, id(document)})),
     }
     for tool, view in zip(_tools(server.snapshot), context["tools"], strict=True):
-        first, changed = _tool_timeline(server.versions, view["name"])
+        first, changed = _tool_timeline(concerning, view["name"])
         history = _history(server.versions, first, changed)
         page = render(
             "tool.html.j2",

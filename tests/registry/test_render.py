@@ -460,3 +460,27 @@ def test_server_and_tool_json_are_byte_for_byte_the_compact_encoder(extra: objec
         path = f"servers/memory/tools/{tool['name']}.json"
         document = {**json.loads(files[path]), "tool": tool, "score": card}
         assert files[path] == compact_json(document)
+
+
+def test_a_renamed_tool_dates_from_the_version_that_renamed_it() -> None:
+    server = make_server(tools=[make_tool("note_read")])
+    server.versions[1]["changes"] = [
+        {
+            "rule": "tool-renamed",
+            "level": "breaking",
+            "tool": "memory_read",
+            "area": "tool",
+            "path": "",
+            "before": "memory_read",
+            "after": "note_read",
+            "message": "Tool renamed to note_read.",
+            "fingerprint": "0" * 12,
+            "where": "Tool",
+        }
+    ]
+    files = render_server_files(server, "memory")
+    assert json.loads(files["servers/memory/tools/note_read.json"])["history"] == {
+        "first": "1.1.2",
+        "changed": [],
+    }
+    assert "First appeared in v1.1.2." in visible_text(files["servers/memory/tools/note_read.html"])
