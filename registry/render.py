@@ -52,7 +52,8 @@ LEVEL_RANK = {"breaking": 3, "warning": 2, "info": 1}
 TIERS = ("A", "B", "C", "D", "F")
 # Sorting keys for the index's tier column: A first ascending, unknown last.
 _TIER_RANK = {tier: rank for rank, tier in enumerate(TIERS)}
-# Schema nesting shown in the tables; deeper levels stay in the raw JSON Schema view.
+# Schema nesting shown in the tables (depth 0-9, as the stylesheet indents them); deeper levels
+# stay in the raw JSON Schema view.
 _MAX_SCHEMA_DEPTH = 10
 _SLUG_MAX = 60
 _HASHED_SUFFIX = re.compile(r"-[0-9a-f]{8}$")
@@ -659,6 +660,7 @@ def _with_parts(tools: list[dict[str, Any]], template_dir: str | None) -> list[d
     macros = environment(template_dir).get_template("_macros.html.j2").module
     for tool in tools:
         tool["parts"] = {
+            "tier": macros.tier_part(tool),
             "input": macros.input_part(tool),
             "output": macros.output_part(tool),
             "scores": macros.scores_part(tool) if tool["score"] else "",

@@ -27,7 +27,10 @@ _CODE_SPAN = re.compile(r"`([^`\n]+)`")
 
 def code_spans(text: object) -> Markup:
     """Escape ``text``, then show its `backticked` names as code (escaping first keeps it inert)."""
-    return Markup(_CODE_SPAN.sub(r"<code>\1</code>", str(escape(text))))
+    escaped = escape(text)
+    if "`" not in escaped:  # most reasons and findings name nothing
+        return escaped
+    return Markup(_CODE_SPAN.sub(r"<code>\1</code>", str(escaped)))
 
 
 # What ``getattr`` finds on a plain dict: its methods, and nothing a key could add.
