@@ -345,14 +345,21 @@ def _prefixes(pattern: str) -> set[str] | None:
 # The first three characters of each ``_RUN`` word. A lone "<" or "#" is taken too: starting on one
 # character class lets the scan skip ahead in C, and a real word's head is never the mark alone.
 _RUN_HEAD = re.compile(r"([<#A-Za-z0-9'][A-Za-z0-9']{0,2})[A-Za-z0-9']*")
+_HEAD_LETTERS = "abcdefghijklmnopqrstuvwxyz0123456789'"  # what follows a head's first character
 
 
 @lru_cache(maxsize=16384)
-def _prefix_keys(text: str) -> frozenset[str]:
-    """The first one, two and three characters of every lower-cased word of ``text``."""
-    heads = set(_RUN_HEAD.findall(text.lower()))
-    heads.difference_update(("<", "#"))
-    return frozenset([*heads, *[head[:2] for head in heads], *[head[:1] for head in heads]])
+def _word_heads(text: str) -> frozenset[str]:
+    """The first three characters (or fewer, in a shorter word) of every lower-cased word of ``text``."""
+    return frozenset(_RUN_HEAD.findall(text.lower())).difference(("<", "#"))
+
+
+def _heads_starting(prefix: str) -> set[str]:
+    """Every word head that starts with ``prefix`` (of at most three characters)."""
+    heads = {prefix}
+    for _ in range(3 - len(prefix)):
+        heads |= {head + letter for head in heads for letter in _HEAD_LETTERS}
+    return heads
 
 
 # A pattern naming a character beyond ASCII, literally or by escape, could match an ASCII letter when
@@ -416,15 +423,18 @@ class Cue:
             else None
         )
         prefixes = _prefixes(pattern)
-        self.keys = frozenset(prefix[:3] for prefix in prefixes) if prefixes else None
+        # The word heads a match can start in, compared with the text's own heads.
+        self.heads = (
+            frozenset().union(*(_heads_starting(prefix[:3]) for prefix in prefixes)) if prefixes else None
+        )
 
     @property
     def pattern(self) -> str:
         return self.regex.pattern
 
-    def _possible(self, text: str, keys: frozenset[str] | None) -> bool:
-        """Whether a word of ``text`` (whose prefix keys are ``keys``, when known) could start a match."""
-        return self.keys is None or not self.keys.isdisjoint(_prefix_keys(text) if keys is None else keys)
+    def _possible(self, text: str, heads: frozenset[str] | None) -> bool:
+        """Whether a word of ``text`` (whose word heads are ``heads``, when known) could start a match."""
+        return self.heads is None or not self.heads.isdisjoint(_word_heads(text) if heads is None else heads)
 
     def _taken_from(self, text: str, found: re.Match[str]) -> re.Match[str]:
         """The match in ``text`` at the place ``found`` was found in its lower-cased copy."""
@@ -432,8 +442,8 @@ class Cue:
         assert match is not None and match.end() == found.end()
         return match
 
-    def search(self, text: str, keys: frozenset[str] | None = None) -> re.Match[str] | None:
-        if not self._possible(text, keys):
+    def search(self, text: str, heads: frozenset[str] | None = None) -> re.Match[str] | None:
+        if not self._possible(text, heads):
             return None
         if not reads_as_ascii(text):
             return self.regex.search(text)
@@ -442,8 +452,8 @@ class Cue:
         found = self._lower_case_regex.search(text.lower())
         return self._taken_from(text, found) if found else None
 
-    def finditer(self, text: str, keys: frozenset[str] | None = None) -> Iterator[re.Match[str]]:
-        if not self._possible(text, keys):
+    def finditer(self, text: str, heads: frozenset[str] | None = None) -> Iterator[re.Match[str]]:
+        if not self._possible(text, heads):
             return iter(())
         if not reads_as_ascii(text):
             return self.regex.finditer(text)
@@ -924,7 +934,7 @@ def _analyze_params(analysis: Analysis, sentences: list[str], params: dict[str, 
 class Joined:
     """Parts joined with NUL, which no pattern matches, so one scan serves every sentence.
 
-    No word spans a NUL, so the prefix keys of the joined text are those of its parts together.
+    No word spans a NUL, so the word heads of the joined text are those of its parts together.
     """
 
     def __init__(self, parts: list[str]) -> None:
@@ -934,19 +944,19 @@ class Joined:
         for part in parts:
             self.starts.append(offset)
             offset += len(part) + 1
-        self.keys = frozenset().union(*map(_prefix_keys, parts))
+        self.heads = frozenset().union(*map(_word_heads, parts))
 
     def part_at(self, offset: int) -> int:
         """The index of the part the joined text's character at ``offset`` belongs to."""
         return bisect_right(self.starts, offset) - 1
 
     def search(self, cue: Cue) -> re.Match[str] | None:
-        return cue.search(self.text, self.keys)
+        return cue.search(self.text, self.heads)
 
     def first_match_per_part(self, cue: Cue) -> dict[int, re.Match[str]]:
         """The first match of ``cue`` in each part, by part index, from one scan of the joined text."""
         found: dict[int, re.Match[str]] = {}
-        for match in cue.finditer(self.text, self.keys):
+        for match in cue.finditer(self.text, self.heads):
             found.setdefault(self.part_at(match.start()), match)
         return found
 

@@ -5,7 +5,15 @@ from __future__ import annotations
 import re
 
 from scoring import language, lints
-from scoring.language import _RUN, Cue, Joined, _prefix_keys, reads_as_ascii, reads_in_lower_case
+from scoring.language import (
+    _RUN,
+    Cue,
+    Joined,
+    _prefixes,
+    _word_heads,
+    reads_as_ascii,
+    reads_in_lower_case,
+)
 
 CUES = [
     value for module in (language, lints) for value in vars(module).values() if isinstance(value, Cue)
@@ -70,15 +78,30 @@ def test_a_match_found_in_lower_case_keeps_the_case_of_the_text() -> None:
     assert language.EMPHASIS.search("important: x").group(0) == "important:"
 
 
-def test_prefix_keys_are_the_first_three_characters_of_every_word() -> None:
+def test_word_heads_are_the_first_three_characters_of_every_word() -> None:
     texts = ["<script> eval(", "a<b #1 <<c #<d # <", "'x'", "\u0130stanbul \u212aelvin", "Get_User."]
     for text in texts:
-        heads = {token[:3] for token in _RUN.findall(text.lower())}
-        assert _prefix_keys(text) == {*heads, *(head[:2] for head in heads), *(head[:1] for head in heads)}
+        assert _word_heads(text) == {token[:3] for token in _RUN.findall(text.lower())}
 
 
-def test_joined_parts_have_the_prefix_keys_of_the_joined_text() -> None:
+def test_joined_parts_have_the_word_heads_of_the_joined_text() -> None:
     parts = ["Deletes the <", "b>row", "#", "1 \u0130tem", "", "don't"]
     joined = Joined(parts)
-    assert joined.keys == _prefix_keys(joined.text)
+    assert joined.heads == _word_heads(joined.text)
     assert [joined.part_at(joined.text.index(word)) for word in ("row", "tem", "don")] == [1, 3, 5]
+
+
+def test_a_cue_is_skipped_exactly_when_no_word_starts_like_a_match(corpus_tools: list[dict]) -> None:
+    texts = [
+        tool.get("description") or ""
+        for server in corpus_tools
+        for entry in server["tools"].values()
+        for tool in entry["tools"]
+    ] + ["e", "E.g. x", "do", "'delete'", "<script", "#1 pick", "not"]
+    for cue in CUES:
+        if cue.heads is None:
+            continue
+        starts = {prefix[:3] for prefix in _prefixes(cue.pattern)}
+        for text in texts:
+            words = _RUN.findall(text.lower())
+            assert cue._possible(text, None) == any(word.startswith(tuple(starts)) for word in words)
