@@ -11,6 +11,7 @@ import hashlib
 import json
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from json.encoder import encode_basestring
 from typing import Any, TypedDict
 
 from deepdiff import DeepDiff
@@ -20,6 +21,8 @@ from registry.rules import AREA_LABELS, AREAS, LEVELS, POISONING_LINTS, rule
 from registry.snapshot import canonical_json
 
 _MAX_VALUE_CHARS = 80  # longer before/after values are shortened in messages (not in the Change)
+# json.dumps with options builds an encoder per call, a cost paid twice per Change.
+_SORTED_JSON = json.JSONEncoder(ensure_ascii=False, sort_keys=True)
 
 # Numeric bounds: for "upper" keywords a smaller value is stricter, for "lower" ones a larger.
 _UPPER_BOUNDS = ("maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties", "maxContains")
@@ -93,8 +96,7 @@ def _pointer(segments: Iterable[Any]) -> str:
 
 
 def _short(value: Any) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
-    text = json.dumps(text, ensure_ascii=False) if isinstance(value, str) else text
+    text = encode_basestring(value) if isinstance(value, str) else _SORTED_JSON.encode(value)
     return text if len(text) <= _MAX_VALUE_CHARS else text[: _MAX_VALUE_CHARS - 1] + "…"
 
 

@@ -60,6 +60,10 @@ _HASHED_SUFFIX = re.compile(r"-[0-9a-f]{8}$")
 _CLEAN_NAME = re.compile(r"^[a-z0-9]+(?:[-_][a-z0-9]+)*$")
 # Device names Windows refuses as file names, whatever the extension.
 _RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)), *(f"lpt{i}" for i in range(10))}
+# json.dumps with options builds an encoder per call; these are built once. Compact separators
+# keep json on its C encoder: several times faster than indented output.
+_SORTED_JSON = json.JSONEncoder(ensure_ascii=False, sort_keys=True)
+_COMPACT_JSON = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
 class VersionEntry(TypedDict):
@@ -127,7 +131,7 @@ def assign_slugs(names: Sequence[str], fallback: str = "item") -> list[str]:
 def _as_text(value: Any) -> str:
     if value is None:
         return ""
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return value if isinstance(value, str) else _SORTED_JSON.encode(value)
 
 
 def pretty_json(value: Any) -> str:
@@ -704,8 +708,7 @@ def server_document(server: ServerData) -> dict[str, Any]:
 
 
 def _compact_json(value: Any) -> str:
-    # Compact separators keep json on its C encoder: several times faster than indented output.
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return _COMPACT_JSON.encode(value)
 
 
 def _json_bytes(text: str) -> bytes:
