@@ -480,7 +480,9 @@ _NON_LATIN_LETTER = re.compile(
 )
 _LATIN_LETTER = re.compile(r"[A-Za-z]")
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？；])|\n+")
-_ABBREVIATIONS = re.compile(r"\b(e\.g|i\.e|etc|vs|approx|incl|max|min|no)\.", _I)
+_ABBREVIATED = ("e.g", "i.e", "etc", "vs", "approx", "incl", "max", "min", "no")
+_ABBREVIATIONS = re.compile(rf"\b({'|'.join(map(re.escape, _ABBREVIATED))})\.", _I)
+_ABBREVIATION_ENDS = tuple(f"{word}." for word in _ABBREVIATED)
 _CLAUSE_BREAK = re.compile(r"\s[–—-]\s|[,;:(]")
 _LEAD_IN = re.compile(
     r"^(?:(?:this|the|a|an)\s+(?:mcp\s+)?(?:tool|function|endpoint|method|command|api)\s*"
@@ -748,7 +750,10 @@ def count_words(text: str) -> int:
 
 def split_sentences(text: str) -> list[str]:
     """Sentences and list lines of a description, without breaking at "e.g." and the like."""
-    protected = _ABBREVIATIONS.sub(lambda m: m.group(0).replace(".", "\x00"), text)
+    protected, lowered = text, text.lower()
+    # ASCII text spells an abbreviation as listed, in some case; most descriptions use none.
+    if not text.isascii() or any(end in lowered for end in _ABBREVIATION_ENDS):
+        protected = _ABBREVIATIONS.sub(lambda m: m.group(0).replace(".", "\x00"), text)
     parts = (part.replace("\x00", ".").strip(" \t-*•#>") for part in _SENTENCE_END.split(protected))
     return [part for part in parts if part and any(ch.isalnum() for ch in part)]
 
@@ -897,9 +902,16 @@ def _explains(clause: str, match: re.Match[str], param: str) -> bool:
     )
 
 
+def _clauses(sentence: str) -> list[str]:
+    # Without a semicolon, a newline or a full stop before its end, a sentence is one clause.
+    if ";" in sentence or "\n" in sentence or "." in sentence[:-1]:
+        return _CLAUSE_SPLIT.split(sentence)
+    return [sentence]
+
+
 def _analyze_params(analysis: Analysis, sentences: list[str], params: dict[str, Any]) -> None:
     """Which parameters the prose documents, and which it explains beyond the schema."""
-    clauses = [clause for sentence in sentences for clause in _CLAUSE_SPLIT.split(sentence)]
+    clauses = [clause for sentence in sentences for clause in _clauses(sentence)]
     lowered_clauses = [clause.lower() for clause in clauses]
     lowered = " ".join(lowered_clauses)
     content: dict[int, set[str]] = {}  # a clause's content words, read once however many names it mentions

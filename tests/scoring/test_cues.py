@@ -13,6 +13,7 @@ from scoring.language import (
     _word_heads,
     reads_as_ascii,
     reads_in_lower_case,
+    split_sentences,
 )
 
 CUES = [
@@ -105,3 +106,15 @@ def test_a_cue_is_skipped_exactly_when_no_word_starts_like_a_match(corpus_tools:
         for text in texts:
             words = _RUN.findall(text.lower())
             assert cue._possible(text, None) == any(word.startswith(tuple(starts)) for word in words)
+
+
+def test_sentences_break_at_no_abbreviation_in_any_case() -> None:
+    assert split_sentences("Sort rows, E.G. by date. Max. 10 rows; NO. 5 first.") == [
+        "Sort rows, E.G. by date.",
+        "Max. 10 rows; NO. 5 first.",
+    ]
+    assert split_sentences("Sort rows, e.g. by date. Then stop.") == [
+        "Sort rows, e.g. by date.",
+        "Then stop.",
+    ]
+    assert split_sentences("Tri — e.g. par date. Fin.") == ["Tri — e.g. par date.", "Fin."]
