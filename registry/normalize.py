@@ -8,6 +8,7 @@ is pure and returns new data; the inputs are never modified.
 
 from __future__ import annotations
 
+from json.encoder import encode_basestring
 from typing import Any
 
 from registry.snapshot import canonical_json
@@ -76,6 +77,16 @@ def normalize_numbers(value: Any) -> Any:
     return value
 
 
+def _plain(value: Any) -> Any:
+    """``normalize_numbers(value)``, without its walk for the values it returns as they are."""
+    return value if type(value) in _NUMBER_FREE else normalize_numbers(value)
+
+
+def _canonical(value: Any) -> str:
+    """``canonical_json(value)``; a string's is its JSON string, made here without building an encoder."""
+    return encode_basestring(value) if type(value) is str else canonical_json(value)
+
+
 def pydantic_titles(name: str) -> set[str]:
     """The titles Pydantic generates for a field called ``name`` (v2 and the older v1 style)."""
     return {name.title().replace("_", " ").strip(), name.replace("_", " ").title().strip()}
@@ -123,16 +134,16 @@ class _Resolver:
         out: dict[str, Any] = {}
         for key, value in schema.items():
             kind = _KEYWORD_KINDS.get(key)
-            if kind == _SKIPPED:
-                continue
-            if kind == _MAP and isinstance(value, dict):
+            if kind is None:  # most keywords hold plain data (_plain, inlined in this hottest loop)
+                out[key] = value if type(value) in _NUMBER_FREE else normalize_numbers(value)
+            elif kind == _MAP and isinstance(value, dict):
                 out[key] = {name: self._property(name, sub, stack, key) for name, sub in value.items()}
             elif kind in (_LIST, _ITEMS) and isinstance(value, list):
                 out[key] = [self.node(sub, stack) for sub in value]
             elif kind in (_ITEMS, _VALUED) and isinstance(value, dict):
                 out[key] = self.node(value, stack)
-            else:
-                out[key] = value if type(value) in _NUMBER_FREE else normalize_numbers(value)
+            elif kind != _SKIPPED:
+                out[key] = normalize_numbers(value)
         return _tidy(out)
 
     def _property(self, name: str, schema: Any, stack: tuple[str, ...], container: str) -> Any:
@@ -242,7 +253,7 @@ def _tidy(out: dict[str, Any]) -> dict[str, Any]:
         if not out["required"]:
             del out["required"]
     if isinstance(out.get("enum"), list):
-        values = {canonical_json(value): value for value in out["enum"]}
+        values = {_canonical(value): value for value in out["enum"]}
         out["enum"] = [values[key] for key in sorted(values)]
     for keyword, default in (
         ("additionalProperties", True),
@@ -262,8 +273,8 @@ def normalize_annotations(annotations: Any) -> dict[str, Any]:
     """Annotations with every absent hint set to the default MCP gives it."""
     result: dict[str, Any] = dict(ANNOTATION_DEFAULTS)
     if isinstance(annotations, dict):
-        result.update({key: value for key, value in annotations.items() if value is not None})
-    return normalize_numbers(result)
+        result.update({key: _plain(value) for key, value in annotations.items() if value is not None})
+    return result
 
 
 def normalize_tool(tool: dict[str, Any]) -> dict[str, Any]:
@@ -287,7 +298,7 @@ def normalize_tool(tool: dict[str, Any]) -> dict[str, Any]:
             "outputSchema": schema_dialect(output),
         },
         "extra": {
-            key: normalize_numbers(value)
+            key: _plain(value)
             for key, value in tool.items()
             if key not in TOOL_CONTRACT_FIELDS and value is not None
         },
