@@ -343,15 +343,16 @@ def _prefixes(pattern: str) -> set[str] | None:
 
 
 # The first three characters of each ``_RUN`` word. A lone "<" or "#" is taken too: starting on one
-# character class lets the scan skip ahead in C, and a real word's head is never the mark alone.
+# character class lets the scan skip ahead in C, and no cue starts with the mark alone.
 _RUN_HEAD = re.compile(r"([<#A-Za-z0-9'][A-Za-z0-9']{0,2})[A-Za-z0-9']*")
 _HEAD_LETTERS = "abcdefghijklmnopqrstuvwxyz0123456789'"  # what follows a head's first character
 
 
 @lru_cache(maxsize=16384)
 def _word_heads(text: str) -> frozenset[str]:
-    """The first three characters (or fewer, in a shorter word) of every lower-cased word of ``text``."""
-    return frozenset(_RUN_HEAD.findall(text.lower())).difference(("<", "#"))
+    """The first three characters (or fewer, in a shorter word) of every lower-cased word of ``text``,
+    and any "<" or "#" that starts no word."""
+    return frozenset(_RUN_HEAD.findall(text.lower()))
 
 
 def _heads_starting(prefix: str) -> set[str]:

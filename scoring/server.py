@@ -36,8 +36,16 @@ def _stem(word: str) -> str:
     return word[:6]
 
 
+@lru_cache(maxsize=16384)
+def _content_stem(word: str) -> str | None:
+    """The stem of a word that says something, or None for a stopword or a word of two letters or fewer."""
+    return _stem(word) if len(word) > 2 and word.lower() not in STOPWORDS else None
+
+
 def _content(text: str) -> set[str]:
-    return {_stem(word) for word in word_tokens(text) if len(word) > 2 and word.lower() not in STOPWORDS}
+    stems = set(map(_content_stem, word_tokens(text)))
+    stems.discard(None)
+    return stems
 
 
 def _jaccard(left: set[str], right: set[str]) -> float:
