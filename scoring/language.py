@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -405,12 +405,13 @@ def reads_in_lower_case(pattern: str) -> bool:
     return True
 
 
-class CaselessPattern:
-    """A case-insensitive pattern that reads ASCII text, most descriptions, without Unicode case folding.
+class Cue:
+    """A case-insensitive cue pattern that is skipped outright when no word of the text could start it.
 
-    A pattern that reads in lower case is matched case-sensitively in the lower-cased text, a third of the
-    cost of ignoring case, and each match is then taken from the text itself at the same place, so its
-    groups keep their case; any other is compiled with ``re.ASCII``.
+    ASCII text, nearly every description, is scanned without Unicode case folding. A pattern that reads in
+    lower case is matched case-sensitively in the lower-cased text, a third of the cost of ignoring case,
+    and each match is then taken from the text itself at the same place, so its groups keep their case;
+    any other is compiled with ``re.ASCII``.
     """
 
     def __init__(self, pattern: str, flags: int = _I) -> None:
@@ -422,10 +423,19 @@ class CaselessPattern:
             if ascii_only and flags & re.IGNORECASE and reads_in_lower_case(pattern)
             else None
         )
+        prefixes = _prefixes(pattern)
+        # The word heads a match can start in, compared with the text's own heads.
+        self.heads = (
+            frozenset().union(*(_heads_starting(prefix[:3]) for prefix in prefixes)) if prefixes else None
+        )
 
     @property
     def pattern(self) -> str:
         return self.regex.pattern
+
+    def _possible(self, text: str, heads: frozenset[str] | None) -> bool:
+        """Whether a word of ``text`` (whose word heads are ``heads``, when known) could start a match."""
+        return self.heads is None or not self.heads.isdisjoint(_word_heads(text) if heads is None else heads)
 
     def _taken_from(self, text: str, found: re.Match[str]) -> re.Match[str]:
         """The match in ``text`` at the place ``found`` was found in its lower-cased copy."""
@@ -433,15 +443,9 @@ class CaselessPattern:
         assert match is not None and match.end() == found.end()
         return match
 
-    def match(self, text: str) -> re.Match[str] | None:
-        if not reads_as_ascii(text):
-            return self.regex.match(text)
-        if self._lower_case_regex is None:
-            return self._ascii_regex.match(text)
-        found = self._lower_case_regex.match(text.lower())
-        return self._taken_from(text, found) if found else None
-
-    def search(self, text: str) -> re.Match[str] | None:
+    def search(self, text: str, heads: frozenset[str] | None = None) -> re.Match[str] | None:
+        if not self._possible(text, heads):
+            return None
         if not reads_as_ascii(text):
             return self.regex.search(text)
         if self._lower_case_regex is None:
@@ -449,40 +453,19 @@ class CaselessPattern:
         found = self._lower_case_regex.search(text.lower())
         return self._taken_from(text, found) if found else None
 
-    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+    def finditer(self, text: str, heads: frozenset[str] | None = None) -> Iterator[re.Match[str]]:
+        if not self._possible(text, heads):
+            return iter(())
         if not reads_as_ascii(text):
             return self.regex.finditer(text)
         if self._lower_case_regex is None:
             return self._ascii_regex.finditer(text)
         return (self._taken_from(text, found) for found in self._lower_case_regex.finditer(text.lower()))
 
-    def sub(self, replacement: str | Callable[[re.Match[str]], str], text: str) -> str:
+    def sub(self, replacement: str, text: str) -> str:
+        if not self._possible(text, None):
+            return text
         return (self._ascii_regex if reads_as_ascii(text) else self.regex).sub(replacement, text)
-
-
-class Cue(CaselessPattern):
-    """A case-insensitive cue pattern that is skipped outright when no word of the text could start it."""
-
-    def __init__(self, pattern: str, flags: int = _I) -> None:
-        super().__init__(pattern, flags)
-        prefixes = _prefixes(pattern)
-        # The word heads a match can start in, compared with the text's own heads.
-        self.heads = (
-            frozenset().union(*(_heads_starting(prefix[:3]) for prefix in prefixes)) if prefixes else None
-        )
-
-    def _possible(self, text: str, heads: frozenset[str] | None) -> bool:
-        """Whether a word of ``text`` (whose word heads are ``heads``, when known) could start a match."""
-        return self.heads is None or not self.heads.isdisjoint(_word_heads(text) if heads is None else heads)
-
-    def search(self, text: str, heads: frozenset[str] | None = None) -> re.Match[str] | None:
-        return super().search(text) if self._possible(text, heads) else None
-
-    def finditer(self, text: str, heads: frozenset[str] | None = None) -> Iterator[re.Match[str]]:
-        return super().finditer(text) if self._possible(text, heads) else iter(())
-
-    def sub(self, replacement: str | Callable[[re.Match[str]], str], text: str) -> str:
-        return super().sub(replacement, text) if self._possible(text, None) else text
 
 
 def cue(pattern: str, flags: int = _I) -> Cue:
@@ -499,10 +482,10 @@ _NON_LATIN_LETTER = re.compile(
 _LATIN_LETTER = re.compile(r"[A-Za-z]")
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？；])|\n+")
 _ABBREVIATED = ("e.g", "i.e", "etc", "vs", "approx", "incl", "max", "min", "no")
-_ABBREVIATIONS = CaselessPattern(rf"\b({'|'.join(map(re.escape, _ABBREVIATED))})\.")
+_ABBREVIATIONS = re.compile(rf"\b({'|'.join(map(re.escape, _ABBREVIATED))})\.", _I)
 _ABBREVIATION_ENDS = tuple(f"{word}." for word in _ABBREVIATED)
 _CLAUSE_BREAK = re.compile(r"\s[–—-]\s|[,;:(]")
-_LEAD_IN = CaselessPattern(
+_LEAD_IN = re.compile(
     r"^(?:(?:this|the|a|an)\s+(?:mcp\s+)?(?:tool|function|endpoint|method|command|api)\s*"
     r"(?:that|which|to|for|will|can|is used to|allows you to|lets you|enables you to|helps you)?|"
     r"tool\s+(?:to|for|that)|function\s+(?:to|for|that)|(?:it|this)\s+(?:will|can)|"
@@ -660,7 +643,7 @@ REVERSIBILITY = cue(
     r"not\s+reversible|undo\w*|recoverable|unrecoverable|trash|recycle\s+bin|soft[- ]delete\w*|cascad\w*|"
     r"along\s+with|together\s+with|and\s+(?:all\s+)?(?:its|their)\s+\w+)\b"
 )
-_RETURNS_LEAD = CaselessPattern(
+_RETURNS_LEAD = re.compile(
     r"^\W*(?:it\s+|this\s+tool\s+)?(?:returns?|outputs?|responds?|yields|gives|(?:the\s+)?(?:result|response|"
     r"output)s?\b)",
     _I,
@@ -894,12 +877,12 @@ def _content_words(text: str) -> set[str]:
 
 
 @lru_cache(maxsize=4096)
-def _mention_pattern(param: str) -> CaselessPattern:
+def _mention_pattern(param: str) -> re.Pattern[str]:
     words = name_words(param)
     alternatives = [re.escape(param)]
     if len(words) > 1:
         alternatives.append(r"[\s_-]?".join(re.escape(word) for word in words))
-    return CaselessPattern(rf"(?<![\w.-])(?:{'|'.join(alternatives)})(?![\w-])")
+    return re.compile(rf"(?<![\w.-])(?:{'|'.join(alternatives)})(?![\w-])", _I)
 
 
 _EXPLAINING = re.compile(
@@ -907,7 +890,7 @@ _EXPLAINING = re.compile(
     r"selects?|limits?|accepts?|takes?|gives|names?|means?|adds?|filters?|determines?|=)\b)",
     _I,
 )
-_PARAM_WORD = CaselessPattern(r"\b(?:param(?:eter)?s?|arguments?|fields?|options?|flags?|inputs?)\W*$")
+_PARAM_WORD = re.compile(r"\b(?:param(?:eter)?s?|arguments?|fields?|options?|flags?|inputs?)\W*$", _I)
 
 
 def _explains(clause: str, match: re.Match[str], param: str) -> bool:

@@ -1,4 +1,4 @@
-"""Caseless patterns and cues: the ASCII and lower-case forms find what the Unicode form finds, where used."""
+"""Cue scanning: a cue's ASCII and lower-case forms find exactly what its Unicode form finds, where used."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ import re
 from scoring import language, lints
 from scoring.language import (
     _RUN,
-    CaselessPattern,
     Cue,
     Joined,
     _prefixes,
@@ -20,12 +19,6 @@ from scoring.language import (
 CUES = [
     value for module in (language, lints) for value in vars(module).values() if isinstance(value, Cue)
 ] + list(language.DISCLOSURES.values())
-CASELESS = [
-    *(value for value in vars(language).values() if type(value) is CaselessPattern),
-    language._mention_pattern("query"),
-    language._mention_pattern("page_size"),
-    language._mention_pattern("maxResults"),
-]
 PROBES = [r"\w", r"\W", r"\d", r"\D", r"\s", r"\S", r"\b", r"\B"] + [re.escape(chr(c)) for c in range(128)]
 
 
@@ -48,7 +41,7 @@ def test_a_pattern_naming_a_character_beyond_ascii_keeps_the_unicode_form() -> N
     assert kelvin.search("kelvin") is not None
 
 
-def test_every_pattern_finds_the_same_matches_in_its_fast_forms(corpus_tools: list[dict]) -> None:
+def test_every_cue_finds_the_same_matches_in_ascii_form(corpus_tools: list[dict]) -> None:
     texts = [
         tool.get("description") or ""
         for server in corpus_tools
@@ -57,27 +50,18 @@ def test_every_pattern_finds_the_same_matches_in_its_fast_forms(corpus_tools: li
     ]
     texts = [text for text in texts if reads_as_ascii(text)]
     assert len(texts) > 400
-    assert len(CASELESS) == 7
-    for pattern in CUES + CASELESS:
-        assert pattern.regex is not pattern._ascii_regex
+    for cue in CUES:
+        assert cue.regex is not cue._ascii_regex
         for text in texts:
-            unicode_spans = [match.span() for match in pattern.regex.finditer(text)]
-            ascii_spans = [match.span() for match in pattern._ascii_regex.finditer(text)]
-            assert ascii_spans == unicode_spans, pattern.pattern
-            if pattern._lower_case_regex is not None:
-                lower_case_spans = [
-                    match.span() for match in pattern._lower_case_regex.finditer(text.lower())
-                ]
-                assert lower_case_spans == unicode_spans, (pattern.pattern, text)
-            if isinstance(pattern, Cue) and not pattern._possible(text, None):
-                assert list(pattern.finditer(text)) == [] and pattern.search(text) is None
-                continue
-            expected = [match.group(0) for match in pattern.regex.finditer(text)]
-            assert [match.group(0) for match in pattern.finditer(text)] == expected
-            first, found = pattern.regex.search(text), pattern.search(text)
-            assert (found and found.group(0)) == (first and first.group(0))
-            first, found = pattern.regex.match(text), CaselessPattern.match(pattern, text)
-            assert (found and found.span()) == (first and first.span())
+            unicode_spans = [match.span() for match in cue.regex.finditer(text)]
+            assert [match.span() for match in cue._ascii_regex.finditer(text)] == unicode_spans, cue.pattern
+            if cue._lower_case_regex is not None:
+                lower_case_spans = [match.span() for match in cue._lower_case_regex.finditer(text.lower())]
+                assert lower_case_spans == unicode_spans, (cue.pattern, text)
+            expected = (
+                [match.group(0) for match in cue.regex.finditer(text)] if cue._possible(text, None) else []
+            )
+            assert [match.group(0) for match in cue.finditer(text)] == expected
 
 
 def test_a_pattern_reads_in_lower_case_only_without_capitals_ranges_or_flags() -> None:
