@@ -921,8 +921,8 @@ def _analyze_params(analysis: Analysis, sentences: list[str], params: dict[str, 
         if not words or words[0] not in lowered:
             continue  # cheap pre-check: the parameter is not mentioned at all
         pattern = _mention_pattern(param)
-        schema_text = _schema_text(schema)
-        schema_words = _content_words(schema_text) | set(words)
+        name_set = set(words)
+        schema_text, schema_words = None, set()  # read at the first explained mention
         for index, clause in enumerate(clauses):
             # A mention in ASCII text holds the name's first word in some case; without it, none can match.
             if words[0] not in lowered_clauses[index] and clause.isascii():
@@ -932,9 +932,12 @@ def _analyze_params(analysis: Analysis, sentences: list[str], params: dict[str, 
                 continue
             if index not in content:
                 content[index] = _content_words(clause)
-            others = content[index] - set(words)
+            others = content[index] - name_set
             if len(others) < 2 or not _explains(clause, match, param):
                 continue  # a passing mention ("settings including name, color") documents nothing
+            if schema_text is None:
+                schema_text = _schema_text(schema)
+                schema_words = _content_words(schema_text) | name_set
             analysis.params_documented.setdefault(param, clause.strip())
             new_words = others - schema_words
             new_numbers = set(_NUMBER.findall(clause)) - set(_NUMBER.findall(schema_text))

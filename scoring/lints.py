@@ -100,17 +100,17 @@ def naming_convention(name: str) -> str:
     return "PascalCase" if name[0].isupper() else "camelCase"
 
 
-def _schema_strings(schema: Any, path: str) -> Iterator[tuple[str, str]]:
-    """Every ``description``/``title`` string inside a schema, with its human path."""
+def _schema_strings(schema: Any, path: str, found: list[tuple[str, str]]) -> None:
+    """Add every ``description``/``title`` string inside a schema, with its human path, to ``found``."""
     if isinstance(schema, dict):
         for key, value in schema.items():
             if key in ("description", "title") and isinstance(value, str):
-                yield path, value
+                found.append((path, value))
             elif isinstance(value, (dict, list)):
-                yield from _schema_strings(value, f"{path} / {key}")
+                _schema_strings(value, f"{path} / {key}", found)
     elif isinstance(schema, list):
         for value in schema:
-            yield from _schema_strings(value, path)
+            _schema_strings(value, path, found)
 
 
 def _texts(tool: dict[str, Any]) -> list[tuple[str, str]]:
@@ -119,8 +119,8 @@ def _texts(tool: dict[str, Any]) -> list[tuple[str, str]]:
     for key in ("title", "description"):
         if isinstance(tool.get(key), str):
             texts.append((key, tool[key]))
-    texts += list(_schema_strings(tool.get("inputSchema"), "Input schema"))
-    texts += list(_schema_strings(tool.get("outputSchema"), "Output schema"))
+    _schema_strings(tool.get("inputSchema"), "Input schema", texts)
+    _schema_strings(tool.get("outputSchema"), "Output schema", texts)
     return texts
 
 
@@ -255,7 +255,7 @@ def schema_findings(tool: dict[str, Any]) -> list[dict[str, Any]]:
                 f"required names {', '.join(missing)}, absent from properties",
             )
         )
-    for ref in _network_refs(schema):
+    for ref in _network_refs(schema, []):
         found.append(finding("network-ref", name, "Input schema", f"$ref {ref}"))
     for prop_name, path, prop in _walk_properties(schema, "Input schema"):
         if not isinstance(prop, dict):
@@ -280,17 +280,18 @@ def schema_findings(tool: dict[str, Any]) -> list[dict[str, Any]]:
     return found
 
 
-def _network_refs(schema: Any) -> Iterator[str]:
-    """``$ref`` values that point at an http(s) location, anywhere in the schema."""
+def _network_refs(schema: Any, found: list[str]) -> list[str]:
+    """Add the ``$ref`` values that point at an http(s) location, anywhere in the schema, to ``found``."""
     if isinstance(schema, dict):
         for key, value in schema.items():
             if key == "$ref" and isinstance(value, str) and value.startswith(("http://", "https://")):
-                yield value
+                found.append(value)
             elif isinstance(value, (dict, list)):
-                yield from _network_refs(value)
+                _network_refs(value, found)
     elif isinstance(schema, list):
         for value in schema:
-            yield from _network_refs(value)
+            _network_refs(value, found)
+    return found
 
 
 def _repeated_values(values: list[Any]) -> list[str]:
