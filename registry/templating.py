@@ -7,6 +7,7 @@ template folder, which is searched before the bundled one.
 from __future__ import annotations
 
 import re
+from collections.abc import MutableMapping
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -44,6 +45,15 @@ class _Environment(jinja2.Environment):
     and caught an AttributeError: the largest single cost of a page. A name that is a dict method
     (``counts.items``) still finds the method, so templates read exactly what they read before.
     """
+
+    def make_globals(self, d: MutableMapping[str, Any] | None) -> MutableMapping[str, Any]:
+        """A template's globals as one plain dict rather than Jinja's ChainMap over the environment's.
+
+        Every page imports the macros, and Jinja then compares the page's globals with theirs; over
+        a ChainMap that is a loop in Python per page. The environment's globals are set once, before
+        any template loads, so there is nothing for a ChainMap to follow.
+        """
+        return {**self.globals, **(d or {})}
 
     def getattr(self, obj: Any, attribute: str) -> Any:
         if type(obj) is dict and attribute not in _DICT_ATTRIBUTES:
