@@ -728,7 +728,7 @@ def verb_lemma(word: str) -> str | None:
     return None
 
 
-@lru_cache(maxsize=16384)
+@lru_cache(maxsize=4096)
 def word_tokens(text: str) -> tuple[str, ...]:
     """The ``WORD`` tokens of ``text``: a description and its sentences are read by several checks."""
     return tuple(WORD.findall(text))
