@@ -63,7 +63,10 @@ _RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)), *(f"lp
 # json.dumps with options builds an encoder per call; these are built once. Compact separators
 # keep json on its C encoder: several times faster than indented output.
 _SORTED_JSON = json.JSONEncoder(ensure_ascii=False, sort_keys=True)
-_COMPACT_JSON = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+# Site documents come from JSON, so never hold a cycle: the check costs a dict entry per container.
+_COMPACT_JSON = json.JSONEncoder(
+    ensure_ascii=False, sort_keys=True, separators=(",", ":"), check_circular=False
+)
 
 
 class VersionEntry(TypedDict):
