@@ -13,6 +13,7 @@ import json
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
@@ -185,7 +186,7 @@ def format_date(stamp: str | None) -> str:
 
 
 def _schema_type(schema: dict[str, Any], root: dict[str, Any]) -> str:
-    schema = _resolve_ref(schema, root, set())
+    schema = _resolve_ref(schema, root)
     kind = schema.get("type")
     if isinstance(kind, list):
         return " | ".join(_as_text(item) for item in kind)
@@ -207,7 +208,9 @@ def _schema_type(schema: dict[str, Any], root: dict[str, Any]) -> str:
     return f"ref {ref}" if isinstance(ref, str) else ""
 
 
-def _resolve_ref(schema: dict[str, Any], root: dict[str, Any], seen: set[str]) -> dict[str, Any]:
+def _resolve_ref(
+    schema: dict[str, Any], root: dict[str, Any], seen: AbstractSet[str] = frozenset()
+) -> dict[str, Any]:
     """Follow a local ``#/$defs/…`` or ``#/definitions/…`` reference; anything else is left alone."""
     ref = schema.get("$ref")
     if not isinstance(ref, str) or not ref.startswith("#/") or ref in seen:
@@ -240,16 +243,16 @@ def schema_rows(schema: Any) -> list[dict[str, Any]]:
     if not isinstance(schema, dict):
         return []
     rows: list[dict[str, Any]] = []
-    _walk_properties(schema, schema, "", 0, rows, set())
+    _walk_properties(schema, schema, "", 0, rows, frozenset())
     return rows
 
 
 def _walk_properties(
-    schema: dict[str, Any], root: dict[str, Any], prefix: str, depth: int, rows: list, seen: set[str]
+    schema: dict[str, Any], root: dict[str, Any], prefix: str, depth: int, rows: list, seen: AbstractSet[str]
 ) -> None:
     if depth >= _MAX_SCHEMA_DEPTH:
         return
-    schema = _nullable_branch(_resolve_ref(schema, root, set()))
+    schema = _nullable_branch(_resolve_ref(schema, root))
     properties = schema.get("properties")
     if not isinstance(properties, dict):
         return
@@ -258,7 +261,7 @@ def _walk_properties(
         {item for item in required if isinstance(item, str)} if isinstance(required, list) else set()
     )
     for name, raw in properties.items():
-        prop = _resolve_ref(raw, root, set()) if isinstance(raw, dict) else {}
+        prop = _resolve_ref(raw, root) if isinstance(raw, dict) else {}
         path = f"{prefix}{name}"
         rows.append(
             {
@@ -278,7 +281,7 @@ def _walk_properties(
         ref = raw.get("$ref") if isinstance(raw, dict) else None
         if isinstance(ref, str) and ref in seen:
             continue  # a recursive schema: its rows were listed one level up
-        child_seen = seen | ({ref} if isinstance(ref, str) else set())
+        child_seen = seen | {ref} if isinstance(ref, str) else seen
         nested = _nullable_branch(prop)
         if isinstance(nested.get("items"), dict):
             _walk_properties(nested["items"], root, f"{path}[].", depth + 1, rows, child_seen)
