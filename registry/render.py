@@ -61,10 +61,10 @@ _HASHED_SUFFIX = re.compile(r"-[0-9a-f]{8}$")
 _CLEAN_NAME = re.compile(r"^[a-z0-9]+(?:[-_][a-z0-9]+)*$")
 # Device names Windows refuses as file names, whatever the extension.
 _RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)), *(f"lpt{i}" for i in range(10))}
-# json.dumps with options builds an encoder per call; these are built once. Compact separators
-# keep json on its C encoder: several times faster than indented output.
+# json.dumps with options builds an encoder per call; these are built once.
 _SORTED_JSON = json.JSONEncoder(ensure_ascii=False, sort_keys=True)
-# Site documents come from JSON, so never hold a cycle: the check costs a dict entry per container.
+# Compact separators keep json on its C encoder, several times faster than indented output. Site
+# documents come from JSON, so never hold a cycle: the check costs a dict entry per container.
 _COMPACT_JSON = json.JSONEncoder(
     ensure_ascii=False, sort_keys=True, separators=(",", ":"), check_circular=False
 )
@@ -833,9 +833,9 @@ def render_server_files(
             root="../../../",
         )
         files[f"{folder}/tools/{view['slug']}.html"] = page.encode("utf-8")
-        document = _tool_document(server, tool, history)
+        tool_document = _tool_document(server, tool, history)
         files[f"{folder}/tools/{view['slug']}.json"] = _json_bytes(
-            _spliced_json(document, encoded, {id(document)})
+            _spliced_json(tool_document, encoded, {id(tool_document)})
         )
     return files
 
