@@ -27,7 +27,7 @@ __all__ = [
 
 
 def __getattr__(name: str) -> object:
-    # The diff pulls in deepdiff (~0.3 s): load it only when asked, so `mcpdex --help` stays fast.
+    # The diff and the rule table load only when asked, so `mcpdex --help` imports no more than it needs.
     if name == "diff_snapshots":
         from registry.diff import diff_snapshots
 

@@ -1,7 +1,7 @@
 """Direction-aware diff of two snapshots into a list of Changes, judged by the rule table.
 
-deepdiff only *locates* differing schema nodes; the judges below decide what each difference
-means, using ``registry.rules``. Both sides are normalised first (``registry.normalize``), so
+``_changed_keywords`` only *locates* differing schema keywords; the judges below decide what each
+difference means, using ``registry.rules``. Both sides are normalised first (``registry.normalize``), so
 re-serialisation by another SDK produces no change. Pure: no MCP, no database, no clock.
 """
 
@@ -9,12 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from json.encoder import encode_basestring
 from typing import Any, TypedDict
-
-from deepdiff import DeepDiff
 
 from registry.normalize import normalize_tool
 from registry.rules import AREA_LABELS, AREAS, LEVELS, POISONING_LINTS, rule
@@ -174,11 +171,11 @@ class _TextLints:
         if not isinstance(text, str) or not text:
             return set()
         # Imported here: the scorer's language tables cost start-up a diff without text changes skips.
-        from scoring.language import analyze
+        from scoring.language import read_cues
         from scoring.lints import security_findings
 
         names, known = self._tools[side].lint_context()
-        found = security_findings({"name": tool, "description": text}, analyze(text, name=tool), names, known)
+        found = security_findings({"name": tool, "description": text}, read_cues(text), names, known)
         return {
             (item["rule"], item["message"])
             for item in found
@@ -485,37 +482,9 @@ def _diff_schema(out: _Builder, tool: str, area: str, old: Any, new: Any, base: 
     if not isinstance(old, dict) or not isinstance(new, dict):
         ctx.add("type-changed", base, old, new)
         return
-    located: dict[tuple[Any, ...], set[str]] = defaultdict(set)
-    # ignore_private_variables would skip property names starting with "__"; schemas have no privates.
-    found = DeepDiff(
-        *_pruned(old, new), threshold_to_diff_deeper=0, ignore_private_variables=False, view="tree"
-    )
-    for levels in found.values():
-        for level in levels:
-            node, keyword = _owner(level.path(output_format="list"), old, new)
-            located[tuple(node)].add(keyword)
+    located = _changed_keywords(old, new)
     for node in sorted(located, key=lambda segs: (len(segs), [str(s) for s in segs])):
         _judge_node(ctx, [*base, *node], _at(old, node), _at(new, node), located[node])
-
-
-def _pruned(old: Any, new: Any) -> tuple[Any, Any]:
-    """Copies of ``old`` and ``new`` with every equal subtree replaced by one token on both sides.
-
-    Paths stay the same, so deepdiff still locates every difference, but it no longer walks the
-    (usually far larger) parts that did not change.
-    """
-    if isinstance(old, dict) and isinstance(new, dict):
-        pruned_old, pruned_new = dict(old), dict(new)
-        for key in old.keys() & new.keys():
-            if old[key] == new[key]:
-                pruned_old[key] = pruned_new[key] = 0
-            else:
-                pruned_old[key], pruned_new[key] = _pruned(old[key], new[key])
-        return pruned_old, pruned_new
-    if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
-        pairs = [(0, 0) if a == b else _pruned(a, b) for a, b in zip(old, new, strict=True)]
-        return [a for a, _ in pairs], [b for _, b in pairs]
-    return old, new
 
 
 def _at(schema: dict[str, Any], segments: Iterable[Any]) -> dict[str, Any]:
@@ -524,39 +493,48 @@ def _at(schema: dict[str, Any], segments: Iterable[Any]) -> dict[str, Any]:
     return schema
 
 
-def _owner(path: list[Any], old: dict[str, Any], new: dict[str, Any]) -> tuple[list[Any], str]:
-    """The schema node a deepdiff path lies in, and the keyword of that node that differs.
+_MISSING = object()
 
-    Descends only where both sides hold a subschema whose meaning keeps the direction:
-    properties, patternProperties, items and additionalProperties.
+
+def _changed_keywords(
+    old: dict[str, Any],
+    new: dict[str, Any],
+    node: tuple[Any, ...] = (),
+    located: dict[tuple[Any, ...], set[str]] | None = None,
+) -> dict[tuple[Any, ...], set[str]]:
+    """Locate differences: the keywords that differ at each schema node, by the node's path.
+
+    Descends only where both sides hold a subschema whose meaning keeps the direction (a property
+    both sides define, ``items``, ``additionalProperties``); a difference anywhere else, however
+    deep, is a difference of the keyword that holds it, for its judge to weigh as a whole.
     """
-    node: list[Any] = []
-    index = 0
-    while index + 1 < len(path):
-        key, nxt = path[index], path[index + 1]
-        old_child = old.get(key) if isinstance(old, dict) else None
-        new_child = new.get(key) if isinstance(new, dict) else None
+    located = {} if located is None else located
+    for keyword in old.keys() | new.keys():
+        before, after = old.get(keyword, _MISSING), new.get(keyword, _MISSING)
+        if before == after:
+            continue
         if (
-            key in ("properties", "patternProperties")
-            and isinstance(old_child, dict)
-            and isinstance(new_child, dict)
-            and isinstance(old_child.get(nxt), dict)
-            and isinstance(new_child.get(nxt), dict)
+            keyword in ("properties", "patternProperties")
+            and isinstance(before, dict)
+            and isinstance(after, dict)
         ):
-            node += [key, nxt]
-            old, new = old_child[nxt], new_child[nxt]
-            index += 2
+            for name in before.keys() | after.keys():
+                child_old, child_new = before.get(name, _MISSING), after.get(name, _MISSING)
+                if child_old == child_new:
+                    continue
+                if isinstance(child_old, dict) and isinstance(child_new, dict):
+                    _changed_keywords(child_old, child_new, (*node, keyword, name), located)
+                else:
+                    located.setdefault(node, set()).add(keyword)
         elif (
-            key in ("items", "additionalProperties")
-            and isinstance(old_child, dict)
-            and isinstance(new_child, dict)
+            keyword in ("items", "additionalProperties")
+            and isinstance(before, dict)
+            and isinstance(after, dict)
         ):
-            node.append(key)
-            old, new = old_child, new_child
-            index += 1
+            _changed_keywords(before, after, (*node, keyword), located)
         else:
-            break
-    return node, str(path[index])
+            located.setdefault(node, set()).add(keyword)
+    return located
 
 
 def _judge_node(
