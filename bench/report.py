@@ -50,7 +50,15 @@ def sentence(rng: random.Random, words: int) -> str:
     return text[0].upper() + text[1:] + "."
 
 
-def make_tool(rng: random.Random, index: int, version: int) -> dict:
+def make_tool(server: int, index: int, version: int) -> dict:
+    """Tool ``index`` of a server at release ``version``: the same tool in every release, changed a little.
+
+    Each tool draws from its own generator, and what a release adds is drawn last, so every release
+    keeps the name and texts of the one before.
+    """
+    rng = random.Random(f"{server}:{index}")
+    name = f"{rng.choice(WORDS)}_{rng.choice(WORDS)}_{index}"
+    title = sentence(rng, 3).rstrip(".")
     properties = {
         "query": {"type": "string", "description": sentence(rng, 8), "maxLength": 200},
         "limit": {
@@ -67,12 +75,13 @@ def make_tool(rng: random.Random, index: int, version: int) -> dict:
             "properties": {"tag": {"type": "string"}, "since": {"type": "string", "format": "date-time"}},
         },
     }
+    description = " ".join(sentence(rng, 12) for _ in range(3 + version))
     if version >= 1:
         properties["cursor"] = {"type": "string", "description": sentence(rng, 6)}
     tool = {
-        "name": f"{rng.choice(WORDS)}_{rng.choice(WORDS)}_{index}",
-        "title": sentence(rng, 3).rstrip("."),
-        "description": " ".join(sentence(rng, 12) for _ in range(3 + version)),
+        "name": name,
+        "title": title,
+        "description": description,
         "inputSchema": {
             "type": "object",
             "properties": properties,
@@ -100,7 +109,6 @@ def build_registry(url: str, servers: int, tools: int, versions: int) -> None:
     with open_store(url) as store:
         for server in range(servers):
             for version in range(versions):
-                rng = random.Random(server)  # the same tool names in every version of a server
                 snapshot = {
                     "format": "mcpdex.snapshot/1",
                     "server": {
@@ -112,7 +120,7 @@ def build_registry(url: str, servers: int, tools: int, versions: int) -> None:
                     "protocolVersion": "2025-11-25",
                     "capabilities": {"tools": {}},
                     "capturedAt": f"2026-0{version + 1}-01T00:00:00Z",
-                    "tools": [make_tool(rng, index, version) for index in range(tools)],
+                    "tools": [make_tool(server, index, version) for index in range(tools)],
                     "resources": [],
                     "resourceTemplates": [],
                     "prompts": [],
