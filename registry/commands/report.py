@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 _INSPECTIONS_SHOWN = 20
 # Below this many servers per worker, starting worker processes costs more than it saves.
 _MIN_SERVERS_PER_JOB = 25
+_SERVERS_PER_CHUNK = 10
 
 
 @click.command("report")
@@ -109,15 +110,22 @@ def write_site(
     if jobs is None:
         jobs = min(_cpu_count(), len(names) // _MIN_SERVERS_PER_JOB)
     jobs = max(1, min(jobs, len(names)))
-    batches = [[(name, slugs[name]) for name in names[start::jobs]] for start in range(jobs)]
+    servers = [(name, slugs[name]) for name in names]
     if jobs == 1:
-        results = [_render_batch(url, template_dir, str(root), batches[0])]
+        results = [_render_batch(url, template_dir, str(root), servers)]
     else:
         from concurrent.futures import ProcessPoolExecutor
+        from itertools import repeat
 
+        # Workers take small chunks as they free up, so one slowed by a busy machine delays the
+        # end by a chunk at most, not by its whole share.
+        chunks = [
+            servers[start : start + _SERVERS_PER_CHUNK]
+            for start in range(0, len(servers), _SERVERS_PER_CHUNK)
+        ]
         with ProcessPoolExecutor(jobs) as pool:
             results = list(
-                pool.map(_render_batch, [url] * jobs, [template_dir] * jobs, [str(root)] * jobs, batches)
+                pool.map(_render_batch, repeat(url), repeat(template_dir), repeat(str(root)), chunks)
             )
     rows = [row for batch_rows, _ in results for row in batch_rows]
     index = render_index_files(rows, template_dir=template_dir)
@@ -133,7 +141,7 @@ def write_site(
 def _render_batch(
     url: str, template_dir: str | None, root: str, batch: list[tuple[str, str]]
 ) -> tuple[list[dict[str, Any]], list[str]]:
-    """Judge, render and write the servers of one batch; returns their index rows and the files written."""
+    """Judge, render and write a list of servers; returns their index rows and the files written."""
     from registry.render import render_server_files, summary_row
     from registry.store import open_store
 
