@@ -171,11 +171,14 @@ class _TextLints:
         if not isinstance(text, str) or not text:
             return set()
         # Imported here: the scorer's language tables cost start-up a diff without text changes skips.
-        from scoring.language import read_cues
+        from scoring.language import Analysis, identifiers
         from scoring.lints import security_findings
 
         names, known = self._tools[side].lint_context()
-        found = security_findings({"name": tool, "description": text}, read_cues(text), names, known)
+        # The poisoning lints read a description's text and identifiers only; the rest of a full
+        # analysis feeds the priority and assertive lints, which are not signs of poisoning.
+        analysis = Analysis(text=text.strip(), identifiers=identifiers(text))
+        found = security_findings({"name": tool, "description": text}, analysis, names, known)
         return {
             (item["rule"], item["message"])
             for item in found

@@ -1008,17 +1008,19 @@ def _drop_padding(analysis: Analysis, name: str, params: dict[str, Any]) -> None
     analysis.sentences = kept
 
 
-def read_cues(description: str, *, siblings: tuple[str, ...] = ()) -> Analysis:
-    """The first reading of ``description``: its sentences and identifiers, the siblings it names, and
-    the priority, promotional and emphasis cues that set sentences aside.
-
-    This is all the security lints read; ``analyze`` goes on from here.
-    """
-    return _read_cues(description, siblings)[0]
+def identifiers(text: str) -> list[str]:
+    """The snake, kebab, dotted and camel-case identifiers ``text`` names, in order."""
+    return [token for token in _TOKEN.findall(text) if is_identifier(token)]
 
 
-def _read_cues(description: str, siblings: tuple[str, ...]) -> tuple[Analysis, Joined]:
-    """``read_cues``, and every sentence joined for the scans of ``analyze`` to reuse."""
+def analyze(
+    description: str,
+    *,
+    name: str = "",
+    siblings: tuple[str, ...] = (),
+    params: dict[str, Any] | None = None,
+) -> Analysis:
+    """Read ``description`` of tool ``name`` among ``siblings`` with input ``params`` (name -> schema)."""
     text = description.strip()
     analysis = Analysis(text=text, supported=is_supported_language(text), words=count_words(text))
     all_sentences = split_sentences(text)
@@ -1050,18 +1052,6 @@ def _read_cues(description: str, siblings: tuple[str, ...]) -> tuple[Analysis, J
                 analysis.set_aside.append(emphasis.group(0))
                 continue
         analysis.sentences.append(sentence)
-    return analysis, every_sentence
-
-
-def analyze(
-    description: str,
-    *,
-    name: str = "",
-    siblings: tuple[str, ...] = (),
-    params: dict[str, Any] | None = None,
-) -> Analysis:
-    """Read ``description`` of tool ``name`` among ``siblings`` with input ``params`` (name -> schema)."""
-    analysis, every_sentence = _read_cues(description, siblings)
     _drop_padding(analysis, name, params or {})
     if not analysis.supported:
         return analysis
@@ -1077,7 +1067,7 @@ def analyze(
     # The purpose clause states the action; disclosures are read in what follows it.
     first_rest = sentences[0].split(clause, 1)[-1] if clause else sentences[0]
     rest_parts = [part for part in (first_rest.strip(" ,;:–—-"), *sentences[1:]) if part]
-    read = every_sentence if sentences == every_sentence.parts else Joined(sentences)
+    read = every_sentence if sentences == all_sentences else Joined(sentences)
     contrast, when, when_not, implied = map(
         read.first_match_per_part, (CONTRAST, USAGE_WHEN, USAGE_WHEN_NOT, USAGE_IMPLIED)
     )

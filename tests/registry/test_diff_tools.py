@@ -111,6 +111,12 @@ def test_description_naming_another_servers_tool_or_asking_to_send_data_is_break
         assert change["rule"] == "tool-description-poisoning" and f"`{lint}" in change["message"]
 
 
+def test_priority_and_assertive_wording_is_a_plain_description_change_not_poisoning() -> None:
+    # Those lints lower a score; only the poisoning lints make a description change breaking.
+    pushy = {**SEARCH, "description": "ALWAYS use this tool first. The best, most powerful entity search."}
+    assert rules(diff_snapshots(snap(SEARCH), snap(pushy))) == [("tool-description-changed", "warning")]
+
+
 def test_rewording_stays_a_warning_even_around_text_that_already_tripped_a_lint() -> None:
     reworded = {**SEARCH, "description": "Search the entities by a substring of their name."}
     assert rules(diff_snapshots(snap(SEARCH), snap(reworded))) == [("tool-description-changed", "warning")]
