@@ -352,7 +352,16 @@ _HEAD_LETTERS = "abcdefghijklmnopqrstuvwxyz0123456789'"  # what follows a head's
 def _word_heads(text: str) -> frozenset[str]:
     """The first three characters (or fewer, in a shorter word) of every lower-cased word of ``text``,
     and any "<" or "#" that starts no word."""
-    return frozenset(_RUN_HEAD.findall(text.lower()))
+    lower = text.lower()
+    heads = _RUN_HEAD.findall(lower)
+    if "'" in lower or "<" in lower or "#" in lower:
+        # A run may start with a quote, "<" or "#" ("'delete'", "#delete"), yet a cue may match the word
+        # after it: those words' own heads count too.
+        heads += _RUN_HEAD.findall(lower.translate(_OPENING_MARKS))
+    return frozenset(heads)
+
+
+_OPENING_MARKS = str.maketrans("'<#", "   ")
 
 
 def _heads_starting(prefix: str) -> set[str]:
