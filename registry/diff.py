@@ -8,18 +8,15 @@ re-serialisation by another SDK produces no change. Pure: no MCP, no database, n
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterable, Sequence
 from json.encoder import encode_basestring
 from typing import Any, TypedDict
 
 from registry.normalize import normalize_tool
 from registry.rules import AREA_LABELS, AREAS, LEVELS, POISONING_LINTS, rule
-from registry.snapshot import canonical_json
+from registry.snapshot import canonical_json, sorted_json
 
 _MAX_VALUE_CHARS = 80  # longer before/after values are shortened in messages (not in the Change)
-# json.dumps with options builds an encoder per call, a cost paid twice per Change.
-_SORTED_JSON = json.JSONEncoder(ensure_ascii=False, sort_keys=True)
 
 # Numeric bounds: for "upper" keywords a smaller value is stricter, for "lower" ones a larger.
 _UPPER_BOUNDS = ("maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties", "maxContains")
@@ -93,7 +90,7 @@ def _pointer(segments: Iterable[Any]) -> str:
 
 
 def _short(value: Any) -> str:
-    text = encode_basestring(value) if isinstance(value, str) else _SORTED_JSON.encode(value)
+    text = encode_basestring(value) if isinstance(value, str) else sorted_json(value)
     return text if len(text) <= _MAX_VALUE_CHARS else text[: _MAX_VALUE_CHARS - 1] + "…"
 
 

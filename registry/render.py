@@ -23,7 +23,7 @@ from typing import Any, TypedDict
 from markupsafe import Markup
 
 from registry.errors import UsageError
-from registry.snapshot import server_version
+from registry.snapshot import server_version, sorted_json
 from registry.templating import environment, render
 
 SITE_FORMAT = "mcpdex.site/1"
@@ -61,10 +61,9 @@ _HASHED_SUFFIX = re.compile(r"-[0-9a-f]{8}$")
 _CLEAN_NAME = re.compile(r"^[a-z0-9]+(?:[-_][a-z0-9]+)*$")
 # Device names Windows refuses as file names, whatever the extension.
 _RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)), *(f"lpt{i}" for i in range(10))}
-# json.dumps with options builds an encoder per call; these are built once.
-_SORTED_JSON = json.JSONEncoder(ensure_ascii=False, sort_keys=True)
-# Compact separators keep json on its C encoder, several times faster than indented output. Site
-# documents come from JSON, so never hold a cycle: the check costs a dict entry per container.
+# Built once (json.dumps with options builds an encoder per call). Compact separators keep json on
+# its C encoder, several times faster than indented output. Site documents come from JSON, so never
+# hold a cycle: the check costs a dict entry per container.
 _COMPACT_JSON = json.JSONEncoder(
     ensure_ascii=False, sort_keys=True, separators=(",", ":"), check_circular=False
 )
@@ -135,7 +134,7 @@ def assign_slugs(names: Sequence[str], fallback: str = "item") -> list[str]:
 def _as_text(value: Any) -> str:
     if value is None:
         return ""
-    return value if isinstance(value, str) else _SORTED_JSON.encode(value)
+    return value if isinstance(value, str) else sorted_json(value)
 
 
 def pretty_json(value: Any) -> str:

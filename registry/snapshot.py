@@ -55,9 +55,19 @@ class Snapshot(TypedDict, total=False):
     versionLabel: str | None
 
 
+# json.dumps with options builds an encoder per call; these are built once.
+_CANONICAL_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+_SORTED_JSON = json.JSONEncoder(sort_keys=True, ensure_ascii=False)
+
+
 def canonical_json(value: Any) -> str:
     """Serialise ``value`` with sorted keys and no whitespace: the form that is hashed."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return _CANONICAL_JSON.encode(value)
+
+
+def sorted_json(value: Any) -> str:
+    """Serialise ``value`` on one line with sorted keys and JSON's usual spacing: the form people read."""
+    return _SORTED_JSON.encode(value)
 
 
 def compute_digest(snapshot: dict[str, Any]) -> str:
