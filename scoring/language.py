@@ -358,10 +358,17 @@ def _word_heads(text: str) -> frozenset[str]:
         # A run may start with a quote, "<" or "#" ("'delete'", "#delete"), yet a cue may match the word
         # after it: those words' own heads count too.
         heads += _RUN_HEAD.findall(lower.translate(_OPENING_MARKS))
+    if not lower.isascii():
+        # Ignoring case, a cue's "s" also matches the long s and its "i" the dotted capital and the dotless
+        # small i, which lower-casing leaves outside ASCII: words spelt with them count as the ASCII word.
+        heads += _RUN_HEAD.findall(text.translate(_ASCII_CASE_TWINS).lower())
     return frozenset(heads)
 
 
 _OPENING_MARKS = str.maketrans("'<#", "   ")
+# The characters beyond ASCII that a case-ignoring ASCII letter matches and lower-casing does not turn
+# into it (the Kelvin sign lower-cases to "k" itself).
+_ASCII_CASE_TWINS = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s"})
 
 
 def _heads_starting(prefix: str) -> set[str]:
