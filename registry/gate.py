@@ -1,8 +1,9 @@
 """The CI gate: judge a diff against a policy and report it in the format a CI system reads.
 
 Policy: ``--fail-on`` level, per-rule level overrides, accepted changes listed by fingerprint
-with a reason in an ignore file, and the semver check (a breaking change needs a major bump;
-in 0.x the minor acts as major). Reports render as text, JSON, Markdown, GitHub workflow
+with a reason in an ignore file, the semver check (a breaking change needs a major bump;
+in 0.x the minor acts as major) and, when asked, the quality check (both sides scored; a tool
+or the server falling a tier fails). Reports render as text, JSON, Markdown, GitHub workflow
 annotations, JUnit XML and SARIF 2.1.0. Pure apart from reading the ignore file and appending
 to ``$GITHUB_STEP_SUMMARY``.
 """
@@ -13,7 +14,7 @@ import json
 import os
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,8 +23,8 @@ import click
 
 from registry.diff import Change, diff_snapshots, fingerprint, summarize
 from registry.errors import UsageError
-from registry.rules import LEVELS, RULES_BY_ID, level_rank, rule
-from registry.snapshot import server_version
+from registry.rules import AREA_LABELS, LEVELS, RULES_BY_ID, level_rank, rule
+from registry.snapshot import canonical_json, server_version
 from registry.templating import render
 
 REPORT_FORMAT = "mcpdex.check/1"
@@ -126,6 +127,90 @@ def version_bump_change(
     )
 
 
+def _quality_change(
+    rule_id: str,
+    tool: str | None,
+    path: str,
+    before: dict[str, Any],
+    after: dict[str, Any],
+    score: str,
+    detail: str,
+) -> Change:
+    """A quality rule's Change; ``before`` and ``after`` hold the tier and the ``score`` key shown with it."""
+    row = rule(rule_id)
+    shown = [f"{side['tier']} ({side[score]})" for side in (before, after)]
+    return Change(
+        rule=row.id,
+        level=row.level,
+        tool=tool,
+        area=row.area,
+        path=path,
+        where=AREA_LABELS[row.area],
+        before=before,
+        after=after,
+        message=row.message.format(
+            before=shown[0], after=shown[1], detail=detail, tool=tool or "", subject=""
+        ),
+        # The tier pair is in the fingerprint: accepting a drop from B to C does not accept a later one to D.
+        fingerprint=fingerprint(row.id, tool, path, f"{before['tier']}->{after['tier']}"),
+    )
+
+
+def quality_changes(old: dict[str, Any], new: dict[str, Any]) -> list[Change]:
+    """The quality drops from ``old`` to ``new``: each tool kept under its name, then the server roll-up.
+
+    A tool that fell a TDQS tier is ``tool-quality-dropped``, one whose total fell within its tier
+    ``tool-score-dropped``; the message names each dimension that fell with its new justification.
+    """
+    # Scores are a function of the tools alone, so the usual CI run, tools unchanged, scores nothing.
+    if canonical_json(old.get("tools") or []) == canonical_json(new.get("tools") or []):
+        return []
+    # Imported here: scoring costs start-up that a schema-only diff does not need to pay.
+    from scoring import score_snapshot
+    from scoring.arithmetic import tier_rank
+
+    old_card, new_card = score_snapshot(old), score_snapshot(new)
+    old_tools = {card["name"]: card for card in old_card["tools"]}
+    new_tools = {card["name"]: card for card in new_card["tools"]}
+    changes: list[Change] = []
+    for name in sorted(old_tools.keys() & new_tools.keys()):
+        before, after = old_tools[name], new_tools[name]
+        if after["total"] >= before["total"]:
+            continue
+        fell = tier_rank(after["tier"]) < tier_rank(before["tier"])
+        detail = " ".join(
+            f"{dimension['label']} {before['dimensions'][key]['score']} → {dimension['score']}: "
+            f"{dimension['justification']}"
+            for key, dimension in after["dimensions"].items()
+            if dimension["score"] < before["dimensions"][key]["score"]
+        )
+        changes.append(
+            _quality_change(
+                "tool-quality-dropped" if fell else "tool-score-dropped",
+                name,
+                "/quality",
+                {"tier": before["tier"], "total": before["total"]},
+                {"tier": after["tier"], "total": after["total"]},
+                "total",
+                detail,
+            )
+        )
+    before, after = old_card["server_score"], new_card["server_score"]
+    if before["tier"] and after["tier"] and tier_rank(after["tier"]) < tier_rank(before["tier"]):
+        changes.append(
+            _quality_change(
+                "server-quality-dropped",
+                None,
+                "/server/quality",
+                {"tier": before["tier"], "overall": before["overall"]},
+                {"tier": after["tier"], "overall": after["overall"]},
+                "overall",
+                " ".join(after["reasons"]),
+            )
+        )
+    return changes
+
+
 def _side(snapshot: dict[str, Any], origin: str) -> dict[str, Any]:
     server = snapshot.get("server") or {}
     return {
@@ -136,6 +221,16 @@ def _side(snapshot: dict[str, Any], origin: str) -> dict[str, Any]:
     }
 
 
+def _at_severity(changes: Iterable[Change], severity: dict[str, str | None]) -> list[dict[str, Any]]:
+    """``changes`` at their overridden levels; a rule overridden to none is dropped."""
+    kept: list[dict[str, Any]] = []
+    for change in changes:
+        level = severity.get(change["rule"], change["level"])
+        if level is not None:
+            kept.append({**change, "level": level})
+    return kept
+
+
 def evaluate(
     old: dict[str, Any],
     new: dict[str, Any],
@@ -144,21 +239,24 @@ def evaluate(
     accepted: Sequence[Accepted] = (),
     severity: dict[str, str | None] | None = None,
     bump_level: str | None = "warning",
+    quality: bool = False,
     old_origin: str = "baseline",
     new_origin: str = "current",
 ) -> dict[str, Any]:
-    """The report of diffing ``old`` → ``new`` under a policy; ``fail_on=None`` never fails (plain diff)."""
+    """The report of diffing ``old`` → ``new`` under a policy; ``fail_on=None`` never fails (plain diff).
+
+    ``quality`` scores both sides and adds their quality drops (``quality_changes``).
+    """
     severity = severity or {}
-    changes: list[dict[str, Any]] = []
-    for change in diff_snapshots(old, new):
-        override = severity.get(change["rule"], change["level"])
-        if override is not None:
-            changes.append({**change, "level": override})
+    changes = _at_severity(diff_snapshots(old, new), severity)
     if bump_level is not None:
         level = severity.get("breaking-change-without-major-bump", bump_level)
         bump = version_bump_change(old, new, changes, level) if level else None  # type: ignore[arg-type]
         if bump:
             changes.append(dict(bump))
+    # After the bump: a quality drop is not a breaking change that asks for a major version.
+    if quality:
+        changes += _at_severity(quality_changes(old, new), severity)
     by_print = {entry.fingerprint: entry for entry in accepted}
     for change in changes:
         entry = by_print.get(change["fingerprint"])

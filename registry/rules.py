@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 Level = Literal["breaking", "warning", "info"]
 LEVELS: tuple[Level, ...] = ("info", "warning", "breaking")  # ascending severity
-AREAS = ("tool", "annotations", "inputSchema", "outputSchema", "server", "version")
+AREAS = ("tool", "annotations", "inputSchema", "outputSchema", "server", "version", "quality")
 AREA_LABELS = {
     "tool": "Tool",
     "annotations": "Annotations",
@@ -22,6 +22,7 @@ AREA_LABELS = {
     "outputSchema": "Output schema",
     "server": "Server",
     "version": "Version",
+    "quality": "Quality",
 }
 
 
@@ -53,7 +54,8 @@ class Rule:
     explanation: str
     message: str
     # For schema areas a pair of schemas; for tool/annotations areas a pair of tools (or None for
-    # absent); for the server area a pair of partial snapshots; for the version area a pair of versions.
+    # absent); for the server area a pair of partial snapshots; for the version area a pair of versions;
+    # for the quality area a pair of tools, or of tool lists.
     example: tuple[Any, Any]
 
 
@@ -854,6 +856,38 @@ RULES: tuple[Rule, ...] = tuple(
             "Version {before} → {after} has {detail} without a major version bump.",
             ("1.2.0", "1.3.0"),
         ),
+        # ── quality (reported by the gate, which scores both sides, not by the diff) ──────────────
+        Rule(
+            "tool-quality-dropped",
+            "breaking",
+            "quality",
+            "none",
+            "A tool kept under its name fell to a lower TDQS tier. Clients do not break, but an agent picks "
+            "and calls a worse-described tool less reliably, so the gate fails closed, as on poisoning; "
+            "accept a reviewed drop by its fingerprint in the ignore file, or report it without failing "
+            "with --severity tool-quality-dropped=warning.",
+            "{tool}: TDQS tier fell, {before} → {after}. {detail}",
+            (_tool(description="Search notes by text. Read-only."), _TOOL),
+        ),
+        Rule(
+            "tool-score-dropped",
+            "info",
+            "quality",
+            "none",
+            "A tool kept under its name scores a lower TDQS total within the same tier.",
+            "{tool}: TDQS fell within its tier, {before} → {after}. {detail}",
+            (_TOOL, _tool(description="Search notes.")),
+        ),
+        Rule(
+            "server-quality-dropped",
+            "breaking",
+            "quality",
+            "none",
+            "The server roll-up's overall score fell to a lower tier, as when a poorly described new tool "
+            "drags it down; the gate fails closed on it like on a tool's drop (accept it the same ways).",
+            "Server quality fell a tier, overall {before} → {after}. {detail}",
+            ([_TOOL], [_TOOL, {"name": "purge", "inputSchema": {"type": "object"}}]),
+        ),
     ]
 )
 
@@ -892,6 +926,9 @@ def example_snapshots(row: Rule) -> tuple[dict[str, Any], dict[str, Any]]:
         return snapshot([old] if old else []), snapshot([new] if new else [])
     if row.area == "server":
         return snapshot([], **old), snapshot([], **new)
+    if row.area == "quality":
+        old_tools, new_tools = ([side] if isinstance(side, dict) else side for side in (old, new))
+        return snapshot(old_tools), snapshot(new_tools)
     return snapshot([_TOOL], version=old), snapshot([], version=new)
 
 

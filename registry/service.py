@@ -639,7 +639,7 @@ async def check_compatibility(request: Request) -> Response:
     body = await read_json(request)
     candidate = _check_snapshot(body)
     base = await _db(request.app.state.store.snapshot, name, _looked_up(request, "version"))
-    # The same judgement as `mcpdex check`: compatible means the gate would pass.
+    # The same schema judgement as `mcpdex check --no-quality`: compatible means that gate would pass.
     report = await to_thread.run_sync(
         partial(
             evaluate, base, candidate, fail_on=fail_on, old_origin=f"registry:{name}", new_origin="candidate"

@@ -85,6 +85,12 @@ def lock(out: str, **target: Any) -> None:
     show_default=True,
     help="Level of a breaking change shipped without a major version bump.",
 )
+@click.option(
+    "--quality/--no-quality",
+    default=True,
+    show_default=True,
+    help="Score both sides: a tool or the server roll-up that falls a TDQS tier fails the gate.",
+)
 @format_option(
     *_OUTPUT_FORMATS, help="Report format on stdout; Markdown also goes to $GITHUB_STEP_SUMMARY when set."
 )
@@ -101,17 +107,19 @@ def check(
     ignore_path: str | None,
     severity: tuple[str, ...],
     bump_level: str,
+    quality: bool,
     fmt: str,
     update: bool,
     **target: Any,
 ) -> int:
-    """Gate CI: diff the live target against its baseline; exit 0 passed, 1 failed, 2 could not run.
+    """Gate CI: diff and score the live target against its baseline; exit 0 passed, 1 failed, 2 could not run.
 
     \b
     mcpdex check -- python server.py
     mcpdex check --format github --fail-on warning -- node dist/index.js
     mcpdex check --registry postgresql://db/mcpdex https://example.test/mcp
     mcpdex check --update -- python server.py     # accept the reviewed change as the new baseline
+    mcpdex check --no-quality -- python server.py  # schema changes only; no scoring
     """
     from registry.commands._target import snapshot_from_options
     from registry.errors import UsageError
@@ -156,6 +164,7 @@ def check(
         accepted=accepted,
         severity=overrides,
         bump_level=None if bump_level == "none" else bump_level,
+        quality=quality,
         old_origin=origin,
         new_origin="live target",
     )

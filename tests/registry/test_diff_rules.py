@@ -29,7 +29,9 @@ def test_schema_rules_come_in_input_and_output_twins() -> None:
             assert "output-" + r.id.removeprefix("input-") in ids
 
 
-@pytest.mark.parametrize("row", [r for r in RULES if r.area != "version"], ids=lambda r: r.id)
+@pytest.mark.parametrize(
+    "row", [r for r in RULES if r.area not in ("version", "quality")], ids=lambda r: r.id
+)
 def test_rule_example_produces_exactly_that_rule(row) -> None:
     changes = diff_snapshots(*example_snapshots(row))
     assert [(c["rule"], c["level"]) for c in changes] == [(row.id, row.level)]
@@ -39,6 +41,14 @@ def test_version_rule_example_is_reported_by_the_gate() -> None:
     [row] = [r for r in RULES if r.area == "version"]
     report = evaluate(*example_snapshots(row))
     assert row.id in [c["rule"] for c in report["changes"]]
+
+
+@pytest.mark.parametrize("row", [r for r in RULES if r.area == "quality"], ids=lambda r: r.id)
+def test_quality_rule_example_is_reported_by_the_scoring_gate(row) -> None:
+    old, new = example_snapshots(row)
+    assert row.id not in [c["rule"] for c in evaluate(old, new)["changes"]]
+    reported = [(c["rule"], c["level"]) for c in evaluate(old, new, quality=True)["changes"]]
+    assert (row.id, row.level) in reported
 
 
 def test_committed_docs_match_the_table() -> None:

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -212,3 +215,178 @@ def test_markdown_is_appended_to_the_github_step_summary(failing_report, tmp_pat
 def test_unknown_format_is_a_usage_error(failing_report: dict[str, Any]) -> None:
     with pytest.raises(UsageError, match="--format"):
         render_report(failing_report, "yaml")
+
+
+# ── the quality gate ─────────────────────────────────────────────────────────────────────────
+
+
+def notes_tool(name: str, description: str, query: str) -> dict[str, Any]:
+    return {
+        "name": name,
+        "description": description,
+        "inputSchema": {
+            "type": "object",
+            "properties": {"query": {"type": "string", "description": query}},
+            "required": ["query"],
+        },
+    }
+
+
+def search_notes(description: str) -> dict[str, Any]:
+    return notes_tool("search_notes", description, "Words to look for in note titles and bodies.")
+
+
+# Two tier-A siblings hold the server roll-up at A while search_notes alone falls.
+SIBLINGS = (
+    notes_tool(
+        "read_note",
+        "Read one note by its id. Use it after search_notes has found the id. Returns the title and body; "
+        "an error when no note has that id. Read-only.",
+        "Id of the note, as search_notes returns it.",
+    ),
+    notes_tool(
+        "list_notes",
+        "List every note, newest first. Use it to browse; to find notes by their text use search_notes "
+        "instead. Returns ids and titles, at most 100. Read-only.",
+        "Ignored.",
+    ),
+)
+SEARCH_A = search_notes(  # A (4.7)
+    "Search notes by their title and body text. Use it to find a note before reading or editing it; to "
+    "list every note use list_notes instead. Returns up to 20 matches as note ids with titles, best "
+    "first; an empty list when nothing matches. Read-only."
+)
+SEARCH_A_LOWER = search_notes(  # A (3.9)
+    "Search notes by their title and body text. Use it to find a note before reading or editing it. "
+    "Returns up to 20 matches."
+)
+SEARCH_B = search_notes("Search notes by text.")  # B (3.1)
+SEARCH_C = search_notes("Search notes.")  # C (2.4)
+PURGE = {"name": "purge", "inputSchema": {"type": "object"}}  # no description: D (1.0)
+
+
+def notes(version: str, search: dict[str, Any], *extra: dict[str, Any]) -> dict[str, Any]:
+    return snap(version, search, *SIBLINGS, *extra)
+
+
+def quality_report(search: dict[str, Any], *extra: dict[str, Any], **policy: Any) -> dict[str, Any]:
+    return evaluate(notes("1.0.0", SEARCH_A), notes("1.0.1", search, *extra), quality=True, **policy)
+
+
+def quality_rows(report: dict[str, Any]) -> list[tuple[str, str, bool]]:
+    return [(c["rule"], c["level"], c["fails"]) for c in report["changes"] if c["area"] == "quality"]
+
+
+def test_tool_tier_drop_fails_the_default_gate_and_says_what_fell() -> None:
+    from scoring import score_tool
+
+    report = quality_report(SEARCH_B)
+    assert not report["passed"]
+    assert quality_rows(report) == [("tool-quality-dropped", "breaking", True)]
+    [change] = [c for c in report["changes"] if c["rule"] == "tool-quality-dropped"]
+    assert (change["tool"], change["where"], change["path"]) == ("search_notes", "Quality", "/quality")
+    assert (change["before"], change["after"]) == ({"tier": "A", "total": 4.7}, {"tier": "B", "total": 3.1})
+    assert change["message"].startswith("search_notes: TDQS tier fell, A (4.7) → B (3.1). ")
+    siblings = [tool["name"] for tool in SIBLINGS]
+    old = score_tool(SEARCH_A, siblings)["dimensions"]["usage_guidelines"]
+    new = score_tool(SEARCH_B, siblings)["dimensions"]["usage_guidelines"]
+    assert f"Usage Guidelines {old['score']} → {new['score']}: {new['justification']}" in change["message"]
+    assert old["justification"] not in change["message"]
+    assert "Parameters" not in change["message"]  # a dimension that held is not named
+
+
+def test_drop_within_a_tier_is_info_and_passes() -> None:
+    report = quality_report(SEARCH_A_LOWER)
+    assert report["passed"]
+    assert quality_rows(report) == [("tool-score-dropped", "info", False)]
+    [change] = [c for c in report["changes"] if c["rule"] == "tool-score-dropped"]
+    assert "A (4.7) → A (3.9)" in change["message"]
+
+
+def test_poorly_described_new_tool_fails_on_the_server_roll_up() -> None:
+    report = quality_report(SEARCH_A, PURGE)
+    assert not report["passed"]
+    assert quality_rows(report) == [("server-quality-dropped", "breaking", True)]
+    [change] = [c for c in report["changes"] if c["rule"] == "server-quality-dropped"]
+    assert change["tool"] is None and change["path"] == "/server/quality"
+    assert change["message"].startswith("Server quality fell a tier, overall A (4.7) → B (3.3). ")
+    assert "(`purge`, tier D)" in change["message"]
+
+
+def test_accepted_quality_drop_passes_and_a_further_drop_fails_again() -> None:
+    [print_] = fingerprints(quality_report(SEARCH_B), "tool-quality-dropped")
+    accepted = [Accepted(print_, "shorter on purpose; reviewed", 1)]
+    assert quality_report(SEARCH_B, accepted=accepted)["passed"]
+    further = quality_report(SEARCH_C, accepted=accepted)
+    assert not further["passed"]
+    [further_print] = fingerprints(further, "tool-quality-dropped")
+    assert further_print != print_ and further["staleIgnores"][0]["fingerprint"] == print_
+
+
+def test_severity_override_lowers_or_drops_a_quality_rule() -> None:
+    lowered = quality_report(SEARCH_B, severity=parse_severity(["tool-quality-dropped=warning"]))
+    assert lowered["passed"] and quality_rows(lowered) == [("tool-quality-dropped", "warning", False)]
+    dropped = quality_report(SEARCH_B, severity=parse_severity(["tool-quality-dropped=none"]))
+    assert dropped["passed"] and quality_rows(dropped) == []
+
+
+def test_quality_drop_does_not_ask_for_a_major_bump() -> None:
+    report = quality_report(SEARCH_B)
+    rules = [c["rule"] for c in report["changes"]]
+    assert "tool-quality-dropped" in rules and "breaking-change-without-major-bump" not in rules
+
+
+def test_quality_is_off_unless_asked() -> None:
+    old, new = notes("1.0.0", SEARCH_A), notes("1.0.1", SEARCH_C, PURGE)
+    report = evaluate(old, new)
+    assert report["passed"] and quality_rows(report) == []
+    assert not evaluate(old, new, quality=True)["passed"]  # the same pair fails with quality on
+
+
+@pytest.mark.parametrize(
+    ("new_tool", "quality", "imported"),
+    [(LIMIT_REQUIRED, False, False), (LIMIT_REQUIRED, True, True), (TOOL, True, False)],
+    ids=["quality off", "quality on", "tools unchanged"],
+)
+def test_scoring_is_imported_only_when_quality_is_on_and_tools_changed(
+    new_tool: dict[str, Any], quality: bool, imported: bool
+) -> None:
+    code = (
+        "import json, sys\n"
+        "from registry.gate import evaluate\n"
+        "old, new, quality = json.loads(sys.argv[1])\n"
+        "evaluate(old, new, quality=quality)\n"
+        "print(any(m == 'scoring' or m.startswith('scoring.') for m in sys.modules))"
+    )
+    pair = [snap("1.0.0", TOOL), snap("2.0.0", new_tool)]
+    result = subprocess.run(
+        [sys.executable, "-c", code, json.dumps([*pair, quality])],
+        cwd=Path(__file__).resolve().parents[2],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.stdout.strip() == str(imported), result.stderr
+
+
+def test_every_format_renders_a_quality_drop() -> None:
+    report = quality_report(SEARCH_B)
+    assert "| 🔴 breaking | `search_notes` | Quality | search_notes: TDQS tier fell" in render_report(
+        report, "markdown"
+    )
+    text = render_report(report, "text")
+    assert "BREAKING  Quality\n            search_notes: TDQS tier fell, A (4.7) → B (3.1)." in text
+    data = json.loads(render_report(report, "json"))
+    assert [c["after"] for c in data["changes"] if c["area"] == "quality"] == [{"tier": "B", "total": 3.1}]
+    assert any(
+        line.startswith("::error title=mcpdex tool-quality-dropped (")
+        and "::Quality: search_notes: TDQS tier fell" in line
+        for line in render_report(report, "github").splitlines()
+    )
+    suite = ET.fromstring(render_report(report, "junit").split("\n", 1)[1])
+    [failure] = suite.findall("testcase/failure")
+    assert failure.get("type") == "tool-quality-dropped"
+    sarif = json.loads(render_report(report, "sarif"))
+    [result] = [r for r in sarif["runs"][0]["results"] if r["ruleId"] == "tool-quality-dropped"]
+    assert result["level"] == "error"
+    assert result["locations"][0]["logicalLocations"][0]["fullyQualifiedName"] == "search_notes/quality"

@@ -20,12 +20,12 @@ from mcp.server import MCPServer
 mcp = MCPServer("gate-demo", version=os.environ.get("DEMO_VERSION", "1.0.0"))
 
 if os.environ.get("DEMO_SCHEMA") == "v2":
-    @mcp.tool()
+    @mcp.tool(description=os.environ.get("DEMO_DESCRIPTION"))
     def search(query: str, limit: int) -> str:
         """Search notes by text."""
         return query
 else:
-    @mcp.tool()
+    @mcp.tool(description=os.environ.get("DEMO_DESCRIPTION"))
     def search(query: str, limit: int = 10) -> str:
         """Search notes by text."""
         return query
@@ -85,6 +85,27 @@ def test_lock_change_fail_ignore_pass_update(tmp_path: Path) -> None:
     (tmp_path / "mcpdex.ignore").unlink()
     after_update = run(tmp_path, "check", "--fail-on", "info", *target("DEMO_SCHEMA=v2"))
     assert after_update.returncode == 0, after_update.stdout
+
+
+@pytest.mark.slow
+def test_check_fails_when_a_description_gets_worse(tmp_path: Path) -> None:
+    (tmp_path / "server.py").write_text(SERVER, encoding="utf-8")
+    described = (
+        "DEMO_DESCRIPTION=Search notes by their text, newest first. Use it to find a note before reading "
+        "it. Returns up to limit matching lines; an empty string when nothing matches. Read-only."
+    )
+    assert run(tmp_path, "lock", *target(described)).returncode == 0
+
+    # Without DEMO_DESCRIPTION the description is the docstring, "Search notes by text.".
+    worse = run(tmp_path, "check", "--format", "markdown", *target())
+    assert worse.returncode == 1, worse.stdout + worse.stderr
+    assert "| 🔴 breaking | `search` | Quality | search: TDQS tier fell, A (" in worse.stdout
+    assert "`tool-quality-dropped` · `" in worse.stdout and "**fails the gate**" in worse.stdout
+    assert "Behavior 5 → 2: Discloses no behaviour" in worse.stdout, worse.stdout
+
+    schema_only = run(tmp_path, "check", "--no-quality", *target())
+    assert schema_only.returncode == 0, schema_only.stdout + schema_only.stderr
+    assert "tool-description-changed" in schema_only.stdout and "Quality" not in schema_only.stdout
 
 
 def test_check_without_a_baseline_is_a_usage_error(tmp_path: Path) -> None:
