@@ -158,13 +158,22 @@ class _Tools:
         return self._lint_context
 
 
+def _model_texts(definition: dict[str, Any] | None) -> list[tuple[str, str]]:
+    """(where, text) pairs of everything in a tool, resource or prompt a model reads (none for None)."""
+    if definition is None:
+        return []
+    from scoring.lints import model_texts  # imported here, as in _TextLints._findings
+
+    return model_texts(definition)
+
+
 class _TextLints:
-    """The security lints of ``scoring`` run on a changed text, each side among its own tools."""
+    """The security lints of ``scoring`` run on new texts, each side's texts among its own tools."""
 
     def __init__(self, old_tools: _Tools, new_tools: _Tools) -> None:
         self._tools = (old_tools, new_tools)
 
-    def _findings(self, side: int, tool: str, text: Any) -> set[tuple[str, str]]:
+    def _findings(self, side: int, tool: str | None, text: Any) -> set[tuple[str, str]]:
         if not isinstance(text, str) or not text:
             return set()
         # Imported here: the scorer's language tables cost start-up a diff without text changes skips.
@@ -173,7 +182,8 @@ class _TextLints:
 
         names, known = self._tools[side].lint_context()
         # The poisoning lints read a description's text and identifiers only; the rest of a full
-        # analysis feeds the priority and assertive lints, which are not signs of poisoning.
+        # analysis feeds the priority and assertive lints, which are not signs of poisoning. Any
+        # model-visible text is read as a description, so each trips the lints a description would.
         analysis = Analysis(text=text.strip(), identifiers=identifiers(text))
         found = security_findings({"name": tool, "description": text}, analysis, names, known)
         return {
@@ -182,11 +192,22 @@ class _TextLints:
             if item["rule"] in POISONING_LINTS and item["where"] == "description"
         }
 
-    def gained(self, tool: str, before: Any, after: Any) -> list[tuple[str, str]]:
-        """(lint rule, finding) pairs the new text trips and the old one did not."""
-        found = self._findings(1, tool, after)
-        # Most new texts trip no lint: then the old text (and its side's lint context) is never read.
-        return sorted(found - self._findings(0, tool, before)) if found else []
+    def gained(
+        self, tool: str | None, before: Sequence[tuple[str, Any]], after: Sequence[tuple[str, Any]]
+    ) -> dict[str, list[tuple[str, str]]]:
+        """For each lint the new texts trip with a finding no old text has, its (where, finding) pairs.
+
+        ``before`` and ``after`` are (where, text) pairs: one text, or every text of a definition.
+        """
+        found = [(where, item) for where, text in after for item in self._findings(1, tool, text)]
+        if not found:
+            return {}  # most new texts trip no lint: then the old ones (and their side) are never read
+        old = set().union(*(self._findings(0, tool, text) for _, text in before))
+        gained: dict[str, list[tuple[str, str]]] = {}
+        for where, (lint, message) in found:
+            if (lint, message) not in old:
+                gained.setdefault(lint, []).append((where, message))
+        return dict(sorted(gained.items()))
 
 
 class _Builder:
@@ -201,7 +222,7 @@ class _Builder:
         rule_id: str,
         poisoning_id: str,
         *,
-        tool: str,
+        tool: str | None,
         segments: list[Any],
         before: Any,
         after: Any,
@@ -209,18 +230,53 @@ class _Builder:
     ) -> None:
         """A changed text: ``poisoning_id`` per security lint it newly trips, else ``rule_id``."""
         action = _text_change(before, after)
-        gained = self.lints.gained(tool, before, after)
-        for lint, finding in gained:
-            detail = f"{action} and now trips the security lint `{lint}` ({finding})"
+        self.texts_changed(
+            rule_id,
+            poisoning_id,
+            [("", before)],
+            [("", after)],
+            trips=f"{action} and now trips",
+            tool=tool,
+            segments=segments,
+            before=before,
+            after=after,
+            detail=action,
+            subject=subject,
+        )
+
+    def texts_changed(
+        self,
+        rule_id: str,
+        poisoning_id: str,
+        old_texts: Sequence[tuple[str, Any]],
+        new_texts: Sequence[tuple[str, Any]],
+        *,
+        trips: str,
+        tool: str | None,
+        segments: list[Any],
+        before: Any = None,
+        after: Any = None,
+        detail: str = "",
+        subject: str = "",
+        key: str = "",
+    ) -> None:
+        """``poisoning_id`` per security lint the new texts trip and the old ones did not, else ``rule_id``.
+
+        The texts are (where, text) pairs; a poisoning change's detail is ``trips`` followed by the
+        lint and its findings, each after its text's where (if any).
+        """
+        gained = self.lints.gained(tool, old_texts, new_texts)
+        for lint, findings in gained.items():
+            found = "; ".join(f"{where}: {finding}" if where else finding for where, finding in findings)
             self.add(
                 poisoning_id,
                 tool=tool,
                 segments=segments,
                 before=before,
                 after=after,
-                detail=detail,
+                detail=f"{trips} the security lint `{lint}` ({found})",
                 subject=subject,
-                key=lint,
+                key=f"{key}:{lint}" if key else lint,
             )
         if not gained:
             self.add(
@@ -229,8 +285,9 @@ class _Builder:
                 segments=segments,
                 before=before,
                 after=after,
-                detail=action,
+                detail=detail,
                 subject=subject,
+                key=key,
             )
 
     def add(
@@ -296,12 +353,32 @@ def _diff(old: dict[str, Any], new: dict[str, Any], old_side: _Tools, new_side: 
     removed = {name: old_side.normalized(name) for name in sorted(old_tools.keys() - new_tools.keys())}
     added = {name: new_side.normalized(name) for name in sorted(new_tools.keys() - old_tools.keys())}
     for old_name, new_name in _renames(removed, added):
-        out.add("tool-renamed", tool=old_name, segments=[], before=old_name, after=new_name, key=new_name)
+        out.texts_changed(
+            "tool-renamed",
+            "tool-renamed-poisoning",
+            _model_texts(old_side.by_name[old_name]),
+            _model_texts(new_side.by_name[new_name]),
+            trips="now trips",
+            tool=old_name,
+            segments=[],
+            before=old_name,
+            after=new_name,
+            key=new_name,
+        )
         del removed[old_name], added[new_name]
     for name in removed:
         out.add("tool-removed", tool=name, segments=[], before=name)
     for name in added:
-        out.add("tool-added", tool=name, segments=[], after=name)
+        out.texts_changed(
+            "tool-added",
+            "tool-added-poisoning",
+            [],
+            _model_texts(new_side.by_name[name]),
+            trips="trips",
+            tool=name,
+            segments=[],
+            after=name,
+        )
     area_order = {area: index for index, area in enumerate(AREAS)}
     return sorted(
         out.changes,
@@ -347,13 +424,13 @@ def _diff_server(out: _Builder, old: dict[str, Any], new: dict[str, Any]) -> Non
     before = (old.get("server") or {}).get("instructions") or None
     after = (new.get("server") or {}).get("instructions") or None
     if before != after:
-        out.add(
+        out.text_changed(
             "server-instructions-changed",
+            "server-instructions-poisoning",
             tool=None,
             segments=["instructions"],
             before=before,
             after=after,
-            detail=_text_change(before, after),
         )
     for key, kind, identity in _NAMED_LISTS:
         olds = {str(item.get(identity)): item for item in old.get(key) or [] if isinstance(item, dict)}
@@ -367,13 +444,27 @@ def _diff_server(out: _Builder, old: dict[str, Any], new: dict[str, Any]) -> Non
             ):
                 continue
             action = _text_change(before_item, after_item)
-            out.add(
+            if after_item is None:
+                out.add(
+                    f"{kind}-removed",
+                    tool=None,
+                    segments=[key, ident],
+                    before=before_item,
+                    detail=f"`{ident}`",
+                )
+                continue
+            out.texts_changed(
                 f"{kind}-{action}",
+                f"{kind}-{action}-poisoning",
+                _model_texts(before_item),
+                _model_texts(after_item),
+                trips="now trips" if action == "changed" else "trips",
                 tool=None,
                 segments=[key, ident],
                 before=before_item,
                 after=after_item,
                 detail=f"`{ident}`",
+                subject=f"`{ident}`",
             )
 
 
@@ -389,13 +480,13 @@ def _diff_tool(out: _Builder, old: dict[str, Any], new: dict[str, Any], same_era
             after=new["description"],
         )
     if old["title"] != new["title"]:
-        out.add(
+        out.text_changed(
             "tool-title-changed",
+            "tool-title-poisoning",
             tool=name,
             segments=["title"],
             before=old["title"],
             after=new["title"],
-            detail=_text_change(old["title"], new["title"]),
         )
     _diff_annotations(out, name, old["annotations"], new["annotations"])
     for area in ("inputSchema", "outputSchema"):
@@ -568,20 +659,18 @@ def _judge_node(
         elif keyword in ("pattern", "format", "const"):
             action = _text_change(before, after)
             ctx.add(f"{keyword}-{action}", here, before, after, subject_at=at)
-        elif keyword == "description":
+        elif keyword in ("description", "title"):
             ctx.out.text_changed(
-                f"{ctx.prefix}-description-changed",
-                f"{ctx.prefix}-description-poisoning",
+                f"{ctx.prefix}-{keyword}-changed",
+                f"{ctx.prefix}-{keyword}-poisoning",
                 tool=ctx.tool,
                 segments=here,
                 before=before,
                 after=after,
                 subject=_subject(ctx.area, at),
             )
-        elif keyword in ("title", "default"):
-            ctx.add(
-                f"{keyword}-changed", here, before, after, detail=_text_change(before, after), subject_at=at
-            )
+        elif keyword == "default":
+            ctx.add("default-changed", here, before, after, detail=_text_change(before, after), subject_at=at)
         elif keyword in _CONSTRAINTS:
             action = _text_change(before, after)
             ctx.add(f"constraint-{action}", here, before, after, detail=f"`{keyword}`", subject_at=at)

@@ -23,7 +23,7 @@ import click
 
 from registry.diff import Change, diff_snapshots, fingerprint, summarize
 from registry.errors import UsageError
-from registry.rules import AREA_LABELS, LEVELS, RULES_BY_ID, level_rank, rule
+from registry.rules import AREA_LABELS, LEVELS, RULES_BY_ID, TEXT_DIFF_RULES, level_rank, rule
 from registry.snapshot import canonical_json, server_version
 from registry.templating import render
 
@@ -325,7 +325,7 @@ def render_text(report: dict[str, Any], color: bool = False) -> str:
         status = f"  accepted: {change['reason']}" if change["accepted"] else ""
         lines.append(f"  {tag} {change['where']}{style(status, dim=True)}")
         lines.append(f"            {change['message']}")
-        if change["rule"] in ("tool-description-changed", "server-instructions-changed"):
+        if change["rule"] in TEXT_DIFF_RULES:
             lines += [
                 style(f"            - {line}", fg="red") for line in (change["before"] or "").splitlines()
             ]

@@ -50,6 +50,14 @@ ANNOTATION_BADGES: tuple[tuple[str, str], ...] = (
     ("openWorldHint", "Open-world"),
 )
 LEVEL_RANK = {"breaking": 3, "warning": 2, "info": 1}
+# The rules that report a tool arriving, and a rename (``tool`` the old name, ``after`` the new),
+# whether or not their texts trip a poisoning lint.
+_TOOL_ADDED = ("tool-added", "tool-added-poisoning")
+_TOOL_RENAMED = ("tool-renamed", "tool-renamed-poisoning")
+# (rule, whether the change's ``tool`` is the tool in question): the changes by which a tool
+# arrived (added, or renamed to) and left (removed, or renamed from).
+_ARRIVED = {*((rule, True) for rule in _TOOL_ADDED), *((rule, False) for rule in _TOOL_RENAMED)}
+_LEFT = {("tool-removed", True), *((rule, True) for rule in _TOOL_RENAMED)}
 TIERS = ("A", "B", "C", "D", "F")
 # Sorting keys for the index's tier column: A first ascending, unknown last.
 _TIER_RANK = {tier: rank for rank, tier in enumerate(TIERS)}
@@ -389,7 +397,7 @@ def _changes_by_tool(versions: Sequence[VersionEntry]) -> list[dict[str, list[di
         by_tool: dict[str, list[dict[str, Any]]] = {}
         for change in version.get("changes") or []:
             names = [change.get("tool")]
-            if change.get("rule") == "tool-renamed" and change.get("after") != names[0]:
+            if change.get("rule") in _TOOL_RENAMED and change.get("after") != names[0]:
                 names.append(change.get("after"))
             for name in names:
                 if isinstance(name, str):
@@ -414,9 +422,9 @@ def _tool_timeline(
         if mine:
             changed.append(position)
         rules = {(change.get("rule"), change.get("tool") == tool) for change in mine}
-        if arrived is None and rules & {("tool-added", True), ("tool-renamed", False)}:
+        if arrived is None and rules & _ARRIVED:
             arrived = position
-        if left is None and rules & {("tool-removed", True), ("tool-renamed", True)}:
+        if left is None and rules & _LEFT:
             left = position
     first = arrived if arrived is not None and (left is None or arrived < left) else 0
     return first, [position for position in changed if position > first]

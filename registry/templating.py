@@ -16,6 +16,7 @@ import jinja2
 from markupsafe import Markup, escape
 
 from registry.paths import templates_dir
+from registry.rules import TEXT_DIFF_RULES
 
 
 def counted(count: int, singular: str, plural: str | None = None) -> str:
@@ -80,6 +81,7 @@ def environment(user_dir: str | None = None) -> jinja2.Environment:
     )
     env.filters["counted"] = counted
     env.filters["code_spans"] = code_spans
+    env.globals["text_diff_rules"] = TEXT_DIFF_RULES
     return env
 
 

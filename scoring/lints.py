@@ -113,7 +113,7 @@ def _schema_strings(schema: Any, path: str, found: list[tuple[str, str]]) -> Non
             _schema_strings(value, path, found)
 
 
-def _texts(tool: dict[str, Any]) -> list[tuple[str, str]]:
+def model_texts(tool: dict[str, Any]) -> list[tuple[str, str]]:
     """(where, text) pairs of everything in a definition a model reads."""
     texts = [("name", str(tool.get("name") or ""))]
     for key in ("title", "description"):
@@ -129,7 +129,7 @@ def security_findings(
 ) -> list[dict[str, Any]]:
     name = str(tool.get("name") or "")
     found = []
-    for where, text in _texts(tool):
+    for where, text in model_texts(tool):
         if hidden := hidden_characters(text):
             found.append(finding("hidden-unicode", name, where, f"invisible characters {', '.join(hidden)}"))
         if match := MODEL_INSTRUCTION.search(text) or MODEL_TAG.search(text):
