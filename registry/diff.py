@@ -356,8 +356,8 @@ def _diff(old: dict[str, Any], new: dict[str, Any], old_side: _Tools, new_side: 
         out.texts_changed(
             "tool-renamed",
             "tool-renamed-poisoning",
-            _model_texts(old_side.by_name[old_name]),
-            _model_texts(new_side.by_name[new_name]),
+            [("name", old_name)],
+            [("name", new_name)],
             trips="now trips",
             tool=old_name,
             segments=[],
@@ -365,7 +365,9 @@ def _diff(old: dict[str, Any], new: dict[str, Any], old_side: _Tools, new_side: 
             after=new_name,
             key=new_name,
         )
-        del removed[old_name], added[new_name]
+        # A rename keeps the schemas, not the rest: its description, title and annotations are
+        # judged as a kept tool's are.
+        _diff_tool(out, removed.pop(old_name), added.pop(new_name), same_era)
     for name in removed:
         out.add("tool-removed", tool=name, segments=[], before=name)
     for name in added:
