@@ -266,28 +266,27 @@ class _Builder:
         lint and its findings, each after its text's where (if any).
         """
         gained = self.lints.gained(tool, old_texts, new_texts)
-        for lint, findings in gained.items():
-            found = "; ".join(f"{where}: {finding}" if where else finding for where, finding in findings)
-            self.add(
+        # (rule, detail, key) of each change: one per lint newly tripped, else the plain change.
+        reported = [
+            (
                 poisoning_id,
-                tool=tool,
-                segments=segments,
-                before=before,
-                after=after,
-                detail=f"{trips} the security lint `{lint}` ({found})",
-                subject=subject,
-                key=f"{key}:{lint}" if key else lint,
+                f"{trips} the security lint `{lint}` ("
+                + "; ".join(f"{where}: {finding}" if where else finding for where, finding in findings)
+                + ")",
+                f"{key}:{lint}" if key else lint,
             )
-        if not gained:
+            for lint, findings in gained.items()
+        ] or [(rule_id, detail, key)]
+        for reported_rule, reported_detail, reported_key in reported:
             self.add(
-                rule_id,
+                reported_rule,
                 tool=tool,
                 segments=segments,
                 before=before,
                 after=after,
-                detail=detail,
+                detail=reported_detail,
                 subject=subject,
-                key=key,
+                key=reported_key,
             )
 
     def add(
