@@ -14,12 +14,12 @@ import uuid
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-import httpx
-
 from registry.errors import NotFoundError, RegistryError, UsageError
-from registry.store import Recorded, ServerSummary
+from registry.store import Recorded, ServerSummary, VersionRecord
 
 if TYPE_CHECKING:
+    import httpx
+
     from registry.store import Store
 
 TOKEN_ENV = "MCPDEX_TOKEN"
@@ -52,6 +52,9 @@ class RegistryClient:
             raise UsageError(f"--registry {base_url!r} is not an http(s) URL of an `mcpdex serve` service")
         self.base_url = base_url.rstrip("/")
         self.token = token if token is not None else os.environ.get(TOKEN_ENV)
+        # Imported here, not with the module: opening a database registry never needs it (~60 ms).
+        import httpx
+
         self._http = httpx.Client(
             base_url=self.base_url,
             timeout=timeout,
@@ -77,6 +80,8 @@ class RegistryClient:
         headers: dict[str, str] | None = None,
         **kwargs: Any,
     ) -> Any:
+        import httpx
+
         headers = dict(headers or {})
         if write:
             if not self.token:
@@ -215,6 +220,23 @@ class ServiceRegistry:
 
     def snapshot(self, server: str, version: str | None = None) -> dict[str, Any]:
         return self._client.snapshot(server, version)
+
+    def latest_version(self, server: str) -> VersionRecord | None:
+        """The latest version of ``server`` with its snapshot; None when it has none or is not recorded."""
+        try:
+            versions = self._client.versions(server)
+        except NotFoundError:
+            return None
+        if not versions:
+            return None
+        latest = versions[-1]
+        return VersionRecord(
+            latest["label"],
+            latest["digest"],
+            latest["first_seen"],
+            latest["last_seen"],
+            self._client.snapshot(server, latest["label"]),
+        )
 
     def servers(self) -> list[ServerSummary]:
         summaries: list[ServerSummary] = []

@@ -25,7 +25,6 @@ from registry.diff import Change, diff_snapshots, fingerprint, summarize
 from registry.errors import UsageError
 from registry.rules import AREA_LABELS, LEVELS, RULES_BY_ID, TEXT_DIFF_RULES, level_rank, rule
 from registry.snapshot import canonical_json, server_version
-from registry.templating import render
 
 REPORT_FORMAT = "mcpdex.check/1"
 OUTPUT_FORMATS = ("text", "json", "markdown", "github", "junit", "sarif")
@@ -290,7 +289,8 @@ def evaluate(
 _TEXT_STYLE = {"breaking": {"fg": "red", "bold": True}, "warning": {"fg": "yellow"}, "info": {"fg": "green"}}
 
 
-def _verdict(report: dict[str, Any]) -> str:
+def changes_summary(report: dict[str, Any]) -> str:
+    """``3 changes: 1 breaking, 1 warning, 1 info``, and how many were accepted."""
     counts = report["counts"]
     summary = (
         f"{counts['total']} change{'s' if counts['total'] != 1 else ''}: {counts['breaking']} breaking, "
@@ -298,6 +298,11 @@ def _verdict(report: dict[str, Any]) -> str:
     )
     if report["accepted"]:
         summary += f" ({report['accepted']} accepted)"
+    return summary
+
+
+def _verdict(report: dict[str, Any]) -> str:
+    summary = changes_summary(report)
     if report["failOn"] is None:
         return summary
     if report["passed"]:
@@ -355,6 +360,9 @@ def render_json(report: dict[str, Any]) -> str:
 
 def render_markdown(report: dict[str, Any]) -> str:
     """Markdown for a pull-request comment or the GitHub step summary."""
+    # Imported here: Jinja2 costs start-up that the other formats, and `inspect`'s summary, do not need.
+    from registry.templating import render
+
     return render("check.md.j2", report=report, verdict=_verdict(report))
 
 

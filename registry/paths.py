@@ -10,17 +10,23 @@ import platformdirs
 APP_NAME = "mcpdex"
 
 
-def data_dir() -> Path:
-    """The user's data directory for mcpdex (``MCPDEX_DATA_DIR`` overrides it), created on demand."""
+def data_dir(*, create: bool = True) -> Path:
+    """The user's data directory for mcpdex (``MCPDEX_DATA_DIR`` overrides it), created unless ``create``
+    is false."""
     override = os.environ.get("MCPDEX_DATA_DIR")
     path = Path(override) if override else Path(platformdirs.user_data_dir(APP_NAME))
-    path.mkdir(parents=True, exist_ok=True)
+    if create:
+        path.mkdir(parents=True, exist_ok=True)
     return path
 
 
-def default_registry_url() -> str:
-    """``MCPDEX_REGISTRY`` if set, else an SQLite file in the data directory."""
-    return os.environ.get("MCPDEX_REGISTRY") or f"sqlite:///{data_dir() / 'registry.sqlite'}"
+def default_registry_url(*, create: bool = True) -> str:
+    """``MCPDEX_REGISTRY`` if set, else an SQLite file in the data directory.
+
+    ``create=False`` is for reads that must leave no trace: a folder that does not exist stays so, and
+    the registry file in it reads as empty.
+    """
+    return os.environ.get("MCPDEX_REGISTRY") or f"sqlite:///{data_dir(create=create) / 'registry.sqlite'}"
 
 
 def templates_dir() -> Path:

@@ -13,7 +13,7 @@ import json
 import re
 import sqlite3
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from functools import cache
 from types import SimpleNamespace
@@ -116,6 +116,7 @@ _SQL_VERSIONS = (
     "SELECT server_id, label, digest, first_seen, last_seen, {snapshot} AS snapshot FROM versions "
     "{where} ORDER BY first_seen, id"
 )
+_SQL_SNAPSHOT = "SELECT snapshot FROM versions WHERE server_id = :server_id AND digest = :digest"
 _SQL_INSPECTIONS = (
     "SELECT i.at AS at, i.ok AS ok, i.error AS error, i.duration_s AS duration_s, v.label AS label "
     "FROM inspections i LEFT JOIN versions v ON i.version_id = v.id "
@@ -344,7 +345,7 @@ class Store:
         try:
             conn.row_factory = sqlite3.Row
             return conn.execute(sql, params).fetchall()
-        except sqlite3.OperationalError as exc:
+        except sqlite3.DatabaseError as exc:  # OperationalError included; also a file that is not SQLite
             if "no such table" in str(exc):
                 return []
             raise RegistryError(f"cannot read the registry at {self.url}: {exc}") from None
@@ -590,6 +591,22 @@ class Store:
                 return record.snapshot
         labels = ", ".join(r.label for r in versions[-10:])
         raise NotFoundError(f"{server}@{version} is not in the registry; known versions: {labels}")
+
+    def latest_version(self, server: str) -> VersionRecord | None:
+        """The latest version of ``server`` with its snapshot; None when it has none or is not recorded.
+
+        Reads one snapshot, not every version's; an SQLite file that is not there is not created.
+        """
+        rows = self._query(_SQL_SERVER, name=server)
+        if not rows:
+            return None
+        server_id = int(rows[0]["id"])
+        versions = self._versions(server_id, with_snapshots=False)
+        if not versions:
+            return None
+        latest = versions[-1]
+        (row,) = self._query(_SQL_SNAPSHOT, server_id=server_id, digest=latest.digest)
+        return replace(latest, snapshot=json.loads(row["snapshot"]))
 
     def inspections(self, server: str, limit: int = 50) -> list[InspectionRecord]:
         """The latest inspections of ``server``, newest first."""

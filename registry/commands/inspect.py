@@ -1,15 +1,27 @@
-"""``mcpdex inspect``: connect to one MCP server, print its snapshot, write or save it."""
+"""``mcpdex inspect``: connect to one MCP server, print its snapshot, write or save it.
+
+The text summary also scores the tools and says what changed since the registry's latest version.
+"""
 
 from __future__ import annotations
 
+import shlex
 import time
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from registry.commands._options import SERVICE_HELP, format_option, registry_option
 from registry.commands._target import target_options
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from registry.store import Recorded, VersionRecord
+
+_IMPROVE_LIMIT = 8  # tools listed under "to improve"; `mcpdex score` lists them all
+_CHANGES_LIMIT = 10  # changes listed since the last version; `mcpdex diff` lists them all
 
 
 @click.command("inspect")
@@ -30,7 +42,7 @@ def inspect(
     mcpdex inspect --config claude_desktop_config.json --server memory --save
     """
     from registry.commands._target import target_from_options
-    from registry.errors import InspectionError
+    from registry.errors import InspectionError, RegistryError
     from registry.inspect import inspect as run_inspection
     from registry.snapshot import dump_snapshot, dumps_snapshot
 
@@ -53,15 +65,63 @@ def inspect(
     if out:
         dump_snapshot(snapshot, out)
         click.echo(f"wrote {out}", err=True)
+    key = name or target_obj.name or snapshot["server"].get("name") or "unnamed"
+    previous, read = None, fmt == "text"
+    if read:
+        # Read before saving: the changes are those since the version recorded before this run.
+        try:
+            previous = _latest_version(registry_url, key, create=save)
+        except RegistryError as exc:
+            click.echo(f"mcpdex: warning: {exc}; not showing what changed", err=True)
+            read = False
+    recorded = None
     if save:
-        key = name or target_obj.name or snapshot["server"].get("name") or "unnamed"
         recorded = _record(registry_url, snapshot, key, None, started_at, duration)
         state = "new version" if recorded.new_version else "unchanged"
         click.echo(f"saved {recorded.server}@{recorded.version} ({state}, {recorded.digest[:19]})", err=True)
     if fmt == "json":
         click.echo(dumps_snapshot(snapshot), nl=False)
-    else:
-        print_summary(snapshot, duration)
+        return
+    from scoring import score_snapshot
+
+    print_summary(snapshot, duration, score_snapshot(snapshot))
+    if previous is not None:
+        new_side = _diff_side(snapshot, key, recorded, out)
+        print_changes(previous, snapshot, key, new_side, registry_given=registry_url is not None)
+    elif save and read:
+        click.echo(f"first version of {key} in the registry", err=True)
+
+
+def _latest_version(registry_url: str | None, server: str, *, create: bool) -> VersionRecord | None:
+    """The registry's latest version of ``server``, None when it has none.
+
+    Only ``--save`` (``create``) may create the default SQLite registry; a plain inspection reads it
+    when it is there and finds nothing when it is not.
+    """
+    from registry.client import open_registry
+    from registry.paths import default_registry_url
+
+    with open_registry(registry_url or default_registry_url(create=create)) as store:
+        return store.latest_version(server)
+
+
+def _diff_side(
+    snapshot: dict[str, Any], server: str, recorded: Recorded | None, out: str | None
+) -> str | None:
+    """How ``mcpdex diff`` can name this inspection: the version just saved, the --out file, or the
+    target itself when it alone reproduces the inspection (no env, headers, cwd or redacted secret)."""
+    if recorded is not None and recorded.version:
+        return shlex.quote(f"{server}@{recorded.version}")
+    if out:
+        return shlex.quote(out)
+    from registry.inspect import REDACTED
+
+    source = snapshot.get("source") or {}
+    settings = {"env", "headers", "cwd", "configEntry"} & set(source)
+    alone = not settings and source.get("transport") in ("stdio", "streamable-http")
+    if alone and REDACTED not in source["target"]:
+        return shlex.quote(source["target"])
+    return None
 
 
 def _record(
@@ -75,30 +135,34 @@ def _record(
         )
 
 
-def print_summary(snapshot: dict[str, Any], duration: float | None = None) -> None:
-    """The readable summary: server, version, protocol, then a table of tools."""
-    from rich.console import Console
+def print_summary(
+    snapshot: dict[str, Any], duration: float | None = None, scorecard: dict[str, Any] | None = None
+) -> None:
+    """The readable summary: server, version, protocol, then a table of tools.
+
+    With the snapshot's ``scorecard``, each tool's tier and score, the server roll-up and, for the tools
+    below tier A, their weakest dimension with what would earn more.
+    """
     from rich.markup import escape
     from rich.table import Table
 
+    from registry.commands.score import text_console
     from registry.snapshot import server_version
 
-    console = Console(soft_wrap=False)
+    console = text_console()
     server = snapshot.get("server") or {}
     source = snapshot.get("source") or {}
     took = f" in {duration:.2f} s" if duration is not None else ""
     console.print(
         f"[bold]{escape(server.get('name') or '(unnamed)')}[/bold] {escape(server_version(snapshot))}"
         f"  protocol {snapshot.get('protocolVersion')} ({source.get('protocolEra', '?')})"
-        f"  via {source.get('transport', '?')}{took}",
-        highlight=False,
+        f"  via {source.get('transport', '?')}{took}"
     )
     counts = {k: len(snapshot.get(k) or []) for k in ("tools", "resources", "resourceTemplates", "prompts")}
     console.print(
         f"{counts['tools']} tools, {counts['resources']} resources, "
         f"{counts['resourceTemplates']} resource templates, "
-        f"{counts['prompts']} prompts  {snapshot.get('digest', '')[:19]}",
-        highlight=False,
+        f"{counts['prompts']} prompts  {snapshot.get('digest', '')[:19]}"
     )
     problems_by_tool: dict[int, int] = {}
     for problem in snapshot.get("problems") or []:
@@ -106,9 +170,13 @@ def print_summary(snapshot: dict[str, Any], duration: float | None = None) -> No
         if where.startswith("tools["):
             index = int(where[6:].split("]", 1)[0])
             problems_by_tool[index] = problems_by_tool.get(index, 0) + 1
+    # score_snapshot keeps the tools in order, so the cards line up with the rows.
+    cards = scorecard["tools"] if scorecard is not None else []
     table = Table(show_edge=False, pad_edge=False)
     for column in ("tool", "params", "required", "output", "annotations", "problems"):
         table.add_column(column)
+    if cards:
+        table.add_column("score", no_wrap=True)
     for index, tool in enumerate(snapshot.get("tools") or []):
         schema = tool.get("inputSchema") if isinstance(tool.get("inputSchema"), dict) else {}
         props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
@@ -117,6 +185,7 @@ def print_summary(snapshot: dict[str, Any], duration: float | None = None) -> No
         hints = [
             k.removesuffix("Hint") for k, v in sorted(annotations.items()) if k.endswith("Hint") and v is True
         ]
+        score = [f"{cards[index]['tier']} {cards[index]['total']:.1f}"] if cards else []
         table.add_row(
             escape(str(tool.get("name"))),
             str(len(props)),
@@ -124,9 +193,75 @@ def print_summary(snapshot: dict[str, Any], duration: float | None = None) -> No
             "yes" if tool.get("outputSchema") else "-",
             ", ".join(hints) or ("set" if annotations else "-"),
             str(problems_by_tool.get(index, "")) or "",
+            *score,
         )
     if counts["tools"]:
         console.print(table)
     for problem in snapshot.get("problems") or []:
         text = f"problem {problem['code']} at {problem['where']}: {problem['message'][:300]}"
-        console.print(escape(text), highlight=False)
+        console.print(escape(text))
+    if scorecard is not None and cards:
+        _print_improvements(console, scorecard)
+
+
+def _print_improvements(console: Console, scorecard: dict[str, Any]) -> None:
+    """The server roll-up, then the weakest dimension of each tool below tier A, weakest first."""
+    from rich.markup import escape
+
+    from registry.commands.score import roll_up_line, worst_justifications
+
+    console.print(roll_up_line(scorecard["server_score"]))
+    below = {card["name"]: card for card in scorecard["tools"] if card["tier"] != "A"}
+    weakest: dict[str, dict[str, Any]] = {}
+    for row in worst_justifications(scorecard, None):
+        if row["tool"] in below:
+            weakest.setdefault(row["tool"], row)
+    if weakest:
+        console.print("\n[bold]To improve[/bold]: the weakest dimension of each tool below tier A")
+    for name, row in list(weakest.items())[:_IMPROVE_LIMIT]:
+        card = below[name]
+        console.print(
+            f"  {escape(name)} {card['tier']} {card['total']:.1f} · {row['label']} {row['score']}: "
+            f"{escape(row['justification'])}"
+        )
+    if len(weakest) > _IMPROVE_LIMIT:
+        console.print(f"  and {len(weakest) - _IMPROVE_LIMIT} more")
+    console.print(
+        "`mcpdex score` with the same target gives every dimension of every tool and the lint findings"
+    )
+
+
+def print_changes(
+    previous: VersionRecord,
+    snapshot: dict[str, Any],
+    server: str,
+    new_side: str | None,
+    *,
+    registry_given: bool,
+) -> None:
+    """What changed since ``previous``: counts by level, then the most severe changes first.
+
+    ``new_side`` names this inspection for ``mcpdex diff`` (None: it has to be written with --out first).
+    """
+    from registry.gate import changes_summary, evaluate
+    from registry.rules import level_rank
+
+    report = evaluate(previous.snapshot, snapshot, fail_on=None)
+    seen = previous.last_seen[:16].replace("T", " ")
+    since = f"since {server}@{previous.label} (last seen {seen} UTC)"
+    if not report["changes"]:
+        click.echo(f"\nno changes {since}")
+        return
+    click.echo(f"\n{since}: {changes_summary(report)}")
+    # sorted() is stable: within a level the changes keep the diff's order (by tool, area, path).
+    changes = sorted(report["changes"], key=lambda change: -level_rank(change["level"]))
+    for change in changes[:_CHANGES_LIMIT]:
+        click.echo(f"  {change['level'].upper():<9} {change['message']} ({change['rule']})")
+    if len(changes) > _CHANGES_LIMIT:
+        click.echo(f"  and {len(changes) - _CHANGES_LIMIT} more")
+    old_side = shlex.quote(f"{server}@{previous.label}")
+    registry = " --registry URL" if registry_given else ""
+    where = "" if new_side else " (write NEW.json with --out)"
+    click.echo(
+        f"`mcpdex diff{registry} {old_side} {new_side or 'NEW.json'}` lists every change in full{where}"
+    )

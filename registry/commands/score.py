@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from registry.commands._options import format_option, registry_option
 from registry.commands._target import target_options
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 TIER_CHOICES = ("A", "B", "C", "D")
 SHORT = {
@@ -127,8 +130,9 @@ def _bar_text(min_tier: str | None, min_score: float | None) -> str | None:
     return " and ".join(parts) or None
 
 
-def worst_justifications(scorecard: dict[str, Any], limit: int) -> list[dict[str, Any]]:
-    """The lowest dimension scores across the server, heaviest dimensions first among equals."""
+def worst_justifications(scorecard: dict[str, Any], limit: int | None) -> list[dict[str, Any]]:
+    """The lowest dimension scores across the server, heaviest dimensions first among equals (all when
+    ``limit`` is None)."""
     from scoring.arithmetic import WEIGHTS
 
     rows = [
@@ -147,16 +151,34 @@ def worst_justifications(scorecard: dict[str, Any], limit: int) -> list[dict[str
     return rows[:limit]
 
 
-def _print_text(
-    scorecard: dict[str, Any], worst: int, failing: list[dict[str, Any]], bar: str | None
-) -> None:
+def text_console() -> Console:
+    """The console text results are printed on (stdout)."""
     from rich.console import Console
-    from rich.markup import escape
-    from rich.table import Table
 
     # Piped output is not squeezed into 80 columns, and long lines are not wrapped, so it greps cleanly.
     tty = sys.stdout.isatty()
-    console = Console(highlight=False, width=None if tty else 200, soft_wrap=not tty)
+    return Console(highlight=False, width=None if tty else 200, soft_wrap=not tty)
+
+
+def roll_up_line(roll_up: dict[str, Any]) -> str:
+    """The server roll-up in one line of console markup: overall tier, description quality, coherence."""
+    coherence = roll_up["coherence"]
+    return (
+        f"server: overall [bold]{roll_up['overall']:.1f} {roll_up['tier']}[/bold]  description quality "
+        f"{roll_up['description_quality']:.1f} ({roll_up['description_quality_tier']})  coherence "
+        f"{roll_up['coherence_score']:.1f} ("
+        + ", ".join(f"{entry['label'].lower()} {entry['score']}" for entry in coherence.values())
+        + ")"
+    )
+
+
+def _print_text(
+    scorecard: dict[str, Any], worst: int, failing: list[dict[str, Any]], bar: str | None
+) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
+    console = text_console()
     server = scorecard["server"]
     roll_up = scorecard["server_score"]
     console.print(
@@ -178,14 +200,7 @@ def _print_text(
         table.add_row(escape(card["name"]), *cells, f"{card['total']:.1f}", card["tier"], escape(flags))
     console.print(table)
     if roll_up.get("overall") is not None:
-        coherence = roll_up["coherence"]
-        console.print(
-            f"server: overall [bold]{roll_up['overall']:.1f} {roll_up['tier']}[/bold]  description quality "
-            f"{roll_up['description_quality']:.1f} ({roll_up['description_quality_tier']})  coherence "
-            f"{roll_up['coherence_score']:.1f} ("
-            + ", ".join(f"{entry['label'].lower()} {entry['score']}" for entry in coherence.values())
-            + ")"
-        )
+        console.print(roll_up_line(roll_up))
         for risk in roll_up["shadowing"]:
             console.print(f"shadowing risk: {escape(risk['justification'])}")
     rows = worst_justifications(scorecard, worst)

@@ -473,6 +473,27 @@ def test_open_registry_gives_the_store_interface_over_http(sqlite_service) -> No
         assert summary.latest_version == "7.0.0" and summary.version_count == 1 and summary.last_ok is True
 
 
+def test_service_registry_reads_the_latest_version_with_its_snapshot(sqlite_service) -> None:
+    from registry.client import ServiceRegistry
+
+    service, secret = sqlite_service
+    with ServiceRegistry(service.url, token=secret) as registry:
+        assert registry.latest_version("acme-latest") is None
+        for index, label in ((1, "1.0.0"), (2, "1.1.0")):
+            registry.record_inspection(
+                variant(index, label, "acme-latest"),
+                server="acme-latest",
+                ok=True,
+                error=None,
+                started_at="2026-11-29T18:00:00Z",
+                duration_s=0.1,
+            )
+        latest = registry.latest_version("acme-latest")
+    assert latest is not None and latest.label == "1.1.0"
+    assert latest.snapshot["digest"] == latest.digest == variant(2, "1.1.0", "acme-latest")["digest"]
+    assert latest.last_seen >= latest.first_seen
+
+
 @pytest.mark.peers
 def test_inspect_save_then_check_against_the_service(sqlite_service, npm_peer, tmp_path) -> None:
     service, secret = sqlite_service

@@ -143,11 +143,29 @@ def test_inspections_are_newest_first_and_limited(store):
     assert all(i.version == "1.0.0" and i.ok for i in got)
 
 
+def test_latest_version_carries_its_label_times_and_snapshot(store):
+    record(store, make_snapshot("1.10.0", ["a", "b"]), at="2026-11-29T18:00:00Z")
+    record(store, make_snapshot("1.9.0", ["a"]), at="2026-11-29T19:00:00Z")
+    record(store, None, server="never-worked", error="command not found")
+    latest = store.latest_version("demo")
+    assert latest.label == "1.10.0" and latest.snapshot == make_snapshot("1.10.0", ["a", "b"])
+    assert latest.first_seen <= latest.last_seen and latest.digest == latest.snapshot["digest"]
+    assert store.latest_version("never-worked") is None and store.latest_version("nobody") is None
+
+
+def test_a_file_that_is_not_a_registry_is_a_registry_error(tmp_path):
+    garbage = tmp_path / "notes.txt"
+    garbage.write_text("not a database\n" * 100)
+    with open_store(f"sqlite:///{garbage}") as store, pytest.raises(RegistryError, match="not a database"):
+        store.latest_version("demo")
+
+
 def test_reading_an_empty_registry_finds_nothing(registry_url):
     with open_store(registry_url) as store:
         assert store.servers() == []
         with pytest.raises(NotFoundError):
             store.snapshot("demo")
+        assert store.latest_version("demo") is None
 
 
 _WRITER = """
@@ -235,7 +253,6 @@ def test_sqlite_reads_do_not_import_sqlalchemy(tmp_path):
     )
     out = subprocess.run([sys.executable, "-c", code, url], capture_output=True, text=True, check=True)
     assert json.loads(out.stdout) == ["1.0.0", False]
-
 
 
 def _servers_and_statements(store, monkeypatch) -> tuple[list, list[str]]:
