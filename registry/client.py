@@ -251,10 +251,11 @@ class ServiceRegistry:
         return summaries
 
 
-def open_registry(url: str | None = None) -> Store | ServiceRegistry:
-    """The registry ``url`` names: a database (``open_store``), or an ``mcpdex serve`` service for http(s)."""
+def open_registry(url: str | None = None, *, timeout: float = 30.0) -> Store | ServiceRegistry:
+    """The registry ``url`` names: a database (``open_store``), or an ``mcpdex serve`` service for http(s),
+    whose every request has ``timeout`` seconds."""
     if is_service_url(url):
-        return ServiceRegistry(url)  # type: ignore[arg-type]
+        return ServiceRegistry(url, timeout=timeout)  # type: ignore[arg-type]
     from registry.store import open_store
 
     return open_store(url)

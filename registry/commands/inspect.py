@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 _IMPROVE_LIMIT = 8  # tools listed under "to improve"; `mcpdex score` lists them all
 _CHANGES_LIMIT = 10  # changes listed since the last version; `mcpdex diff` lists them all
+_REGISTRY_READ_TIMEOUT = 5.0  # seconds per request for the previous version in a service registry
 
 
 @click.command("inspect")
@@ -96,12 +97,14 @@ def _latest_version(registry_url: str | None, server: str, *, create: bool) -> V
     """The registry's latest version of ``server``, None when it has none.
 
     Only ``--save`` (``create``) may create the default SQLite registry; a plain inspection reads it
-    when it is there and finds nothing when it is not.
+    when it is there and finds nothing when it is not. A service gets a short deadline: this read
+    only adds to the summary, and must not hold up an inspection that already finished.
     """
     from registry.client import open_registry
     from registry.paths import default_registry_url
 
-    with open_registry(registry_url or default_registry_url(create=create)) as store:
+    url = registry_url or default_registry_url(create=create)
+    with open_registry(url, timeout=_REGISTRY_READ_TIMEOUT) as store:
         return store.latest_version(server)
 
 

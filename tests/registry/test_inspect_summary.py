@@ -8,6 +8,7 @@ import os
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from scoring import score_snapshot
@@ -164,3 +165,19 @@ def test_a_registry_that_cannot_be_read_is_one_warning_and_the_inspection_succee
         (warning,) = result.stderr.splitlines()
         assert warning.startswith("mcpdex: warning: ") and warning.endswith("; not showing what changed")
         assert "To improve" in result.stdout and "since" not in result.stdout
+
+
+def test_a_service_registry_that_never_answers_holds_the_summary_up_for_seconds_only(tmp_path):
+    # Accepts the connection and reads the request, then says nothing: the client's 30 s request
+    # timeout would apply without the summary's own deadline.
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        started = time.monotonic()
+        result = inspect("--registry", f"http://127.0.0.1:{port}", data_dir=tmp_path / "data")
+        elapsed = time.monotonic() - started
+    (warning,) = result.stderr.splitlines()
+    assert "timed out" in warning and warning.endswith("; not showing what changed")
+    assert "To improve" in result.stdout
+    assert elapsed < 25, elapsed
