@@ -243,14 +243,16 @@ def _make_engine(url: str) -> Engine:
     from sqlalchemy import event
 
     if url.startswith("sqlite:"):
+        from server.graph import use_wal
+
         engine = sa.create_engine(url, connect_args={"timeout": 60})
 
         @event.listens_for(engine, "connect")
         def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
             # Let SQLAlchemy emit BEGIN itself (below) so writers can take the lock up front.
             dbapi_connection.isolation_level = None
+            use_wal(dbapi_connection)
             cursor = dbapi_connection.cursor()
-            cursor.execute("PRAGMA journal_mode=WAL")
             cursor.execute("PRAGMA foreign_keys=ON")
             cursor.execute("PRAGMA busy_timeout=60000")
             cursor.close()

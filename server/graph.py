@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -67,6 +68,28 @@ def _json(values: Iterable[Any]) -> str:
     return json.dumps(list(values), ensure_ascii=False)
 
 
+# Back-off, in seconds, between attempts to switch a new file to WAL; about 4 s in all.
+_WAL_RETRY_DELAYS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0)
+
+
+def use_wal(connection: sqlite3.Connection) -> None:
+    """Put ``connection``'s database in WAL mode, which then persists in the file.
+
+    Switching takes an exclusive lock that SQLite does not wait for (the busy timeout does not
+    apply), so connections opening a new file at once get "database is locked"; they retry briefly.
+    """
+    if connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal":
+        return
+    for delay in (*_WAL_RETRY_DELAYS, None):
+        try:
+            connection.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if delay is None or "locked" not in str(exc):
+                raise
+            time.sleep(delay)
+
+
 def relation_dict(source: str, target: str, relation_type: str) -> dict[str, str]:
     return {"from": source, "to": target, "relationType": relation_type}
 
@@ -82,7 +105,7 @@ class GraphStore:
             self.path, isolation_level=None, check_same_thread=False, timeout=busy_timeout_s
         )
         self._lock = threading.Lock()
-        self._conn.execute("PRAGMA journal_mode = WAL")
+        use_wal(self._conn)
         # NORMAL in WAL mode survives a killed process; only a power cut can drop the last commits.
         self._conn.execute("PRAGMA synchronous = NORMAL")
         self._conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_s * 1000)}")

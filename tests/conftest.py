@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import os
 import shutil
+import sqlite3
 import sys
+import threading
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -108,3 +112,28 @@ def postgres_url() -> Iterator[str]:
     yield admin_url.rsplit("/", 1)[0] + f"/{name}"
     with psycopg.connect(admin_url, autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+def sqlite_file_being_created() -> Iterator[Any]:
+    """``sqlite_file_being_created(path, seconds)`` makes ``path`` a new SQLite file whose first write
+    transaction another connection holds for ``seconds``: the state a file is in while another process
+    creates it."""
+    threads: list[threading.Thread] = []
+
+    def create(path: Path, seconds: float) -> None:
+        holder = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        holder.execute("BEGIN IMMEDIATE")
+        holder.execute("CREATE TABLE other_writer (x)")
+
+        def release() -> None:
+            time.sleep(seconds)
+            holder.execute("COMMIT")
+            holder.close()
+
+        threads.append(threading.Thread(target=release))
+        threads[-1].start()
+
+    yield create
+    for thread in threads:
+        thread.join()

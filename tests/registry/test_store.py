@@ -153,6 +153,18 @@ def test_latest_version_carries_its_label_times_and_snapshot(store):
     assert store.latest_version("never-worked") is None and store.latest_version("nobody") is None
 
 
+def test_a_new_registry_file_another_process_is_creating_is_opened_once_it_is_free(
+    tmp_path, sqlite_file_being_created
+):
+    path = tmp_path / "registry.sqlite"
+    sqlite_file_being_created(path, 0.3)
+    with open_store(f"sqlite:///{path}") as store:
+        store.record_inspection(
+            None, server="demo", ok=False, error="refused", started_at="2026-11-29T18:00:00Z", duration_s=0.1
+        )
+        assert [server.name for server in store.servers()] == ["demo"]
+
+
 def test_a_file_that_is_not_a_registry_is_a_registry_error(tmp_path):
     garbage = tmp_path / "notes.txt"
     garbage.write_text("not a database\n" * 100)

@@ -21,6 +21,19 @@ def test_the_file_is_in_wal_mode(store, db_path):
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
+def test_a_new_file_another_connection_is_creating_is_switched_to_wal_once_it_is_free(
+    tmp_path, sqlite_file_being_created
+):
+    # Switching to WAL does not wait on the busy timeout: without retries this fails at once.
+    path = tmp_path / "graph.sqlite"
+    sqlite_file_being_created(path, 0.3)
+    store = GraphStore(path)
+    store.create_entities([entity("Alice")])
+    store.close()
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
 def test_the_graph_persists_across_reopening(db_path):
     first = GraphStore(db_path)
     first.create_entities([entity("Alice", "person", "likes tea")])
