@@ -20,13 +20,13 @@ def data_dir(*, create: bool = True) -> Path:
     return path
 
 
-def default_registry_url(*, create: bool = True) -> str:
+def default_registry_url() -> str:
     """``MCPDEX_REGISTRY`` if set, else an SQLite file in the data directory.
 
-    ``create=False`` is for reads that must leave no trace: a folder that does not exist stays so, and
-    the registry file in it reads as empty.
+    Nothing is created here: a read of a registry that is not there finds nothing, and the store
+    makes the file and its folder on its first write.
     """
-    return os.environ.get("MCPDEX_REGISTRY") or f"sqlite:///{data_dir(create=create) / 'registry.sqlite'}"
+    return os.environ.get("MCPDEX_REGISTRY") or f"sqlite:///{data_dir(create=False) / 'registry.sqlite'}"
 
 
 def templates_dir() -> Path:

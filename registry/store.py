@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from functools import cache
+from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
@@ -308,6 +309,9 @@ class Store:
     def engine(self) -> Engine:
         """The SQLAlchemy engine, created (with the tables) on first use."""
         if self._engine_ is None:
+            if self._sqlite_path is not None:
+                # The first write makes the folder; reads of a registry not yet there create nothing.
+                Path(self._sqlite_path).parent.mkdir(parents=True, exist_ok=True)
             self._engine_ = _make_engine(self._sa_url)
         if not self._schema_ready:
             self._create_schema()

@@ -71,7 +71,7 @@ def inspect(
     if read:
         # Read before saving: the changes are those since the version recorded before this run.
         try:
-            previous = _latest_version(registry_url, key, create=save)
+            previous = _latest_version(registry_url, key)
         except RegistryError as exc:
             click.echo(f"mcpdex: warning: {exc}; not showing what changed", err=True)
             read = False
@@ -93,18 +93,15 @@ def inspect(
         click.echo(f"first version of {key} in the registry", err=True)
 
 
-def _latest_version(registry_url: str | None, server: str, *, create: bool) -> VersionRecord | None:
-    """The registry's latest version of ``server``, None when it has none.
+def _latest_version(registry_url: str | None, server: str) -> VersionRecord | None:
+    """The registry's latest version of ``server``, None when it has none (or there is no registry yet).
 
-    Only ``--save`` (``create``) may create the default SQLite registry; a plain inspection reads it
-    when it is there and finds nothing when it is not. A service gets a short deadline: this read
-    only adds to the summary, and must not hold up an inspection that already finished.
+    A service gets a short deadline: this read only adds to the summary, and must not hold up an
+    inspection that already finished.
     """
     from registry.client import open_registry
-    from registry.paths import default_registry_url
 
-    url = registry_url or default_registry_url(create=create)
-    with open_registry(url, timeout=_REGISTRY_READ_TIMEOUT) as store:
+    with open_registry(registry_url, timeout=_REGISTRY_READ_TIMEOUT) as store:
         return store.latest_version(server)
 
 

@@ -144,6 +144,16 @@ def test_without_save_the_default_registry_is_read_but_never_created(tmp_path):
     )
 
 
+def test_commands_that_read_the_default_registry_leave_no_folder_behind(tmp_path):
+    missing = tmp_path / "no-data-dir"
+    assert mcpdex("versions", "--all", data_dir=missing).returncode == 0
+    unknown = mcpdex("changelog", "notes", data_dir=missing)
+    assert unknown.returncode == 2 and "is not in the registry" in unknown.stderr
+    assert not missing.exists()
+    inspect("--save", data_dir=missing)  # the first write makes the folder and the file
+    assert (missing / "registry.sqlite").is_file()
+
+
 def test_json_format_prints_only_the_snapshot(tmp_path):
     data = tmp_path / "data"
     inspect("--save", data_dir=data)

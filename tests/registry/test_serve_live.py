@@ -473,6 +473,26 @@ def test_open_registry_gives_the_store_interface_over_http(sqlite_service) -> No
         assert summary.latest_version == "7.0.0" and summary.version_count == 1 and summary.last_ok is True
 
 
+def test_mcpdex_registry_may_name_a_service_as_the_default_registry(
+    sqlite_service, tmp_path, monkeypatch
+) -> None:
+    from registry.client import ServiceRegistry, open_registry
+
+    service, secret = sqlite_service
+    monkeypatch.setenv("MCPDEX_REGISTRY", service.url)
+    with open_registry() as registry:
+        assert isinstance(registry, ServiceRegistry)
+    # `crawl --save` without --registry records in the service the variable names.
+    notes = Path(__file__).parent / "servers" / "notes_server.py"
+    config = tmp_path / "servers.json"
+    entry = {"command": sys.executable, "args": [str(notes)]}
+    config.write_text(json.dumps({"mcpServers": {"acme-env": entry}}))
+    crawled = _mcpdex("crawl", str(config), "--save", "--protocol-era", "legacy", token=secret)
+    assert crawled.returncode == 0, crawled.stderr
+    listing = httpx.get(service.url + "/api/servers", params={"q": "acme-env"}).json()["servers"]
+    assert [(s["name"], s["last_ok"]) for s in listing] == [("acme-env", True)]
+
+
 def test_service_registry_reads_the_latest_version_with_its_snapshot(sqlite_service) -> None:
     from registry.client import ServiceRegistry
 
