@@ -16,6 +16,7 @@ from urllib.parse import quote
 
 from registry.errors import NotFoundError, RegistryError, UsageError
 from registry.store import Recorded, ServerSummary, VersionRecord
+from registry.strict_json import MAX_JSON_DEPTH, JSONValueError, check_json
 
 if TYPE_CHECKING:
     import httpx
@@ -82,6 +83,13 @@ class RegistryClient:
     ) -> Any:
         import httpx
 
+        if "json" in kwargs:
+            # What the service would refuse with a 422 (and httpx could not even encode: NaN, a lone
+            # surrogate, nesting past the recursion limit) is refused here, naming the same field.
+            try:
+                check_json(kwargs["json"], max_depth=MAX_JSON_DEPTH + 1, what="body field")
+            except JSONValueError as exc:
+                raise RegistryError(f"cannot send to the registry service {self.base_url}: {exc}") from None
         headers = dict(headers or {})
         if write:
             if not self.token:

@@ -41,7 +41,8 @@ from registry.changelog import build_changelog
 from registry.errors import MCPDexError, NotFoundError, SnapshotError
 from registry.gate import evaluate
 from registry.snapshot import compute_digest, parse_snapshot, server_version
-from registry.store import SubmissionKey, SubmissionKeyReused
+from registry.store import RecordRejected, SubmissionKey, SubmissionKeyReused, utc_timestamp
+from registry.strict_json import MAX_JSON_DEPTH, JSONValueError, check_json, finite_or_none
 from registry.tokens import TokenRecord, TokenRejected, TokenStore, open_tokens
 
 log = logging.getLogger("mcpdex.serve")
@@ -71,7 +72,7 @@ SUBMISSION_SCHEMA: dict[str, Any] = {
         "ok": {"type": "boolean"},
         "snapshot": {"type": ["object", "null"]},
         "error": {"type": ["string", "null"], "maxLength": 10000},
-        "startedAt": {"type": "string", "format": "date-time", "maxLength": 40},
+        "startedAt": {"type": "string", "format": "date-time", "maxLength": 64},
         "durationS": {"type": "number", "minimum": 0, "maximum": 86400},
     },
     "required": ["ok"],
@@ -146,10 +147,19 @@ def _refuse_nul(value: Any, what: str, code: str) -> None:
         raise ApiError(422, code, f"{what} contains a NUL character; remove it")
 
 
+def _refuse_unstorable(document: Any, what: str, max_depth: int | None = MAX_JSON_DEPTH) -> None:
+    """422 naming the first non-finite number, lone surrogate or too-deep nesting in ``document``."""
+    try:
+        check_json(document, max_depth=max_depth, what=what)
+    except JSONValueError as exc:
+        raise ApiError(422, exc.code, exc.message) from None
+
+
 def _check_snapshot(document: Any) -> dict[str, Any]:
     """Validate a submitted snapshot against the published schema and the format's own checks."""
     if not isinstance(document, dict):
         raise ApiError(422, "invalid_snapshot", "the snapshot must be a JSON object in the mcpdex format")
+    _refuse_unstorable(document, "snapshot field")
     _first_error(_snapshot_validator(), document, "snapshot", "invalid_snapshot")
     try:
         snapshot = parse_snapshot(json.dumps(document), origin="snapshot")
@@ -220,7 +230,12 @@ def cached(request: Request, body: bytes, media_type: str, cache_control: str) -
 
 
 def _json_bytes(payload: Any) -> bytes:
-    return json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    try:
+        text = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except ValueError:
+        # A NaN stored before submissions were checked: JSON has no such number, so it is served as null.
+        text = json.dumps(finite_or_none(payload), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return text.encode("utf-8")
 
 
 async def read_json(request: Request) -> Any:
@@ -241,9 +256,18 @@ async def read_json(request: Request) -> Any:
             raise ApiError(413, "body_too_large", f"the request body is over the limit of {limit} bytes")
         chunks.append(chunk)
     try:
-        return json.loads(b"".join(chunks))
-    except (ValueError, RecursionError) as exc:
+        body = json.loads(b"".join(chunks))
+    except RecursionError:
+        raise ApiError(
+            422,
+            "nesting_too_deep",
+            f"the request body nests objects and arrays far deeper than {MAX_JSON_DEPTH} levels: flatten it",
+        ) from None
+    except ValueError as exc:
         raise ApiError(400, "invalid_json", f"the request body is not valid JSON ({exc})"[:300]) from None
+    # Numbers and text anywhere in the body; nesting is checked on the snapshot (_check_snapshot).
+    _refuse_unstorable(body, "body field", max_depth=None)
+    return body
 
 
 async def require_token(request: Request, server: str) -> TokenRecord:
@@ -471,7 +495,8 @@ def _int_param(request: Request, name: str, default: int, low: int, high: int) -
     raw = request.query_params.get(name)
     if raw is None:
         return default
-    if not raw.isdigit() or not low <= int(raw) <= high:
+    # ASCII digits only: str.isdigit also accepts '²' (which int() refuses) and '٣' (which int() reads as 3).
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 9 or not low <= int(raw) <= high:
         raise ApiError(
             400, "invalid_parameter", f"query parameter {name!r} must be an integer from {low} to {high}"
         )
@@ -540,7 +565,8 @@ async def get_server(request: Request) -> Response:
 
 
 def _version_dict(version: Any) -> dict[str, Any]:
-    return {k: v for k, v in dataclasses.asdict(version).items() if k != "snapshot"}
+    # Not dataclasses.asdict: it deep-copies the snapshot too, recursively, only for it to be dropped.
+    return {f.name: getattr(version, f.name) for f in dataclasses.fields(version) if f.name != "snapshot"}
 
 
 async def list_versions(request: Request) -> Response:
@@ -578,7 +604,7 @@ async def get_score(request: Request) -> Response:
 
 async def submit_inspection(request: Request) -> Response:
     name = check_server_name(request.path_params["name"])
-    await require_token(request, name)
+    token = await require_token(request, name)
     body = await read_json(request)
     if isinstance(body, dict) and "format" in body:
         body = {"ok": True, "snapshot": body}
@@ -591,9 +617,9 @@ async def submit_inspection(request: Request) -> Response:
     if not body["ok"] and (body.get("snapshot") is not None or not body.get("error")):
         raise ApiError(422, "invalid_submission", "a failed inspection carries its 'error' and no 'snapshot'")
     _refuse_nul(body.get("error"), "submission field error", "invalid_submission")
-    key = _submission_key(request, name, body)
-    started_at = body.get("startedAt") or (snapshot or {}).get("capturedAt") or _now()
+    key = _submission_key(request, name, body, token)
     try:
+        started_at = _started_at(body, snapshot)
         recorded = await _db(
             request.app.state.store.record_inspection,
             snapshot,
@@ -606,6 +632,8 @@ async def submit_inspection(request: Request) -> Response:
         )
     except SubmissionKeyReused as exc:
         raise ApiError(422, "idempotency_key_reused", str(exc)) from None
+    except RecordRejected as exc:
+        raise ApiError(422, "invalid_submission", str(exc)) from None
     request.app.state.summaries.invalidate()
     answer = dataclasses.asdict(recorded)
     headers = {"Cache-Control": "no-store"}
@@ -614,8 +642,20 @@ async def submit_inspection(request: Request) -> Response:
     return JSONResponse(answer, status_code=201 if recorded.new_version else 200, headers=headers)
 
 
-def _submission_key(request: Request, server: str, body: dict[str, Any]) -> SubmissionKey | None:
-    """The request's ``Idempotency-Key``, with a fingerprint of the server and the body as sent."""
+def _started_at(body: dict[str, Any], snapshot: dict[str, Any] | None) -> str:
+    """When the inspection started, in UTC, from ``startedAt`` or else the snapshot's ``capturedAt``."""
+    if body.get("startedAt"):
+        return utc_timestamp(body["startedAt"], "submission field startedAt")
+    if (snapshot or {}).get("capturedAt"):
+        return utc_timestamp(snapshot["capturedAt"], "snapshot field capturedAt")  # type: ignore[index]
+    return _now()
+
+
+def _submission_key(
+    request: Request, server: str, body: dict[str, Any], token: TokenRecord
+) -> SubmissionKey | None:
+    """The request's ``Idempotency-Key``, with a fingerprint of the server and the body as sent; the key
+    is the token's own, so tenants sending the same key (``ci-build-1234``) never meet."""
     key = request.headers.get("idempotency-key")
     if key is None:
         return None
@@ -626,7 +666,7 @@ def _submission_key(request: Request, server: str, body: dict[str, Any]) -> Subm
             "header Idempotency-Key must be 1 to 128 visible ASCII characters (a UUID, say)",
         )
     fingerprint = "sha256:" + hashlib.sha256(_json_bytes({"server": server, "body": body})).hexdigest()
-    return SubmissionKey(key, fingerprint)
+    return SubmissionKey(key, fingerprint, token.id)
 
 
 async def check_compatibility(request: Request) -> Response:
@@ -646,7 +686,10 @@ async def check_compatibility(request: Request) -> Response:
         )
     )
     payload = {"server": name, "compatible": report["passed"], **report}
-    return JSONResponse(payload, headers={"Cache-Control": "no-store"})
+    # _json_bytes, not JSONResponse: a base stored before numbers were checked may quote a NaN.
+    return Response(
+        _json_bytes(payload), media_type="application/json", headers={"Cache-Control": "no-store"}
+    )
 
 
 async def get_openapi(request: Request) -> Response:

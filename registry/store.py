@@ -10,6 +10,7 @@ submission that carries an idempotency key is recorded once however often it is 
 from __future__ import annotations
 
 import json
+import math
 import re
 import sqlite3
 import time
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from registry.errors import NotFoundError, RegistryError
 from registry.snapshot import compute_digest, server_version
+from registry.strict_json import JSONValueError, check_json, prune_depth
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Connection, Engine
@@ -69,9 +71,12 @@ def tables() -> SimpleNamespace:
     )
     # One row per keyed submission, written in the inspection's transaction: a retry whose first
     # attempt committed finds it and gets the first answer back instead of a second inspection.
+    # Keys are the token's own (``token_id``), so tenants never see each other's keys; rows kept
+    # from before keys were scoped (the old ``submission_keys`` table) have token_id ''.
     submission_keys = sa.Table(
-        "submission_keys",
+        "idempotency_keys",
         metadata,
+        sa.Column("token_id", sa.String(32), primary_key=True),
         sa.Column("key", sa.String(128), primary_key=True),
         sa.Column("fingerprint", sa.String(80), nullable=False),
         sa.Column(
@@ -146,14 +151,29 @@ class Recorded:
 
 @dataclass(frozen=True)
 class SubmissionKey:
-    """A client's key for one logical submission, and a fingerprint of what it submitted under it."""
+    """A client's key for one logical submission, a fingerprint of what it submitted under it, and
+    ``owner``: the id of the token that sent it, whose keys alone it is compared with."""
 
     key: str
     fingerprint: str
+    owner: str
+
+
+# The owner of keys recorded before keys were scoped per token: honoured for retries to the same server.
+_UNSCOPED_OWNER = ""
 
 
 class SubmissionKeyReused(RegistryError):
     """An idempotency key came back with a different submission than the one first recorded under it."""
+
+
+class RecordRejected(RegistryError):
+    """An inspection the store will not write, whichever the database: ``field`` names what is wrong and
+    the message how to fix it. Nothing was written."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
 
 
 @dataclass(frozen=True)
@@ -228,6 +248,22 @@ def order_versions(rows: list[VersionRecord]) -> list[VersionRecord]:
 def _now() -> str:
     # Microseconds keep first-seen order exact between versions saved in the same second.
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def utc_timestamp(text: str, field: str = "started_at") -> str:
+    """An RFC 3339 time as the store keeps it: UTC, to the second, ``2026-11-29T18:00:00Z`` (20
+    characters, so it fits its column whatever the fraction or offset, and sorts as text in time
+    order). RecordRejected naming ``field`` when it is not an RFC 3339 time within years 1-9999."""
+    import rfc3339_validator
+
+    fix = "send an RFC 3339 time such as 2026-11-29T18:00:00Z"
+    if not isinstance(text, str) or len(text) > 64 or not rfc3339_validator.validate_rfc3339(text):
+        raise RecordRejected(field, f"{field} {str(text)[:80]!r} is not an RFC 3339 date-time; {fix}")
+    try:
+        moment = datetime.fromisoformat(text.upper()).astimezone(UTC)
+    except (ValueError, OverflowError):
+        raise RecordRejected(field, f"{field} {text!r} is outside years 1-9999 in UTC; {fix}") from None
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _normalise_url(url: str) -> str:
@@ -328,6 +364,7 @@ class Store:
                     # Several processes opening a fresh database at once would race on CREATE TABLE.
                     conn.execute(text("SELECT pg_advisory_xact_lock(7462135)"))
                 tables().metadata.create_all(conn, checkfirst=True)
+                _adopt_unscoped_keys(conn)
         except OperationalError as exc:
             raise RegistryError(f"cannot open the registry at {self._display_url()}: {exc.orig}") from None
 
@@ -384,17 +421,33 @@ class Store:
         """Record one inspection; with a snapshot, also its version when the digest is new.
 
         With ``key``, a key already recorded answers its first result (``replayed``) and records
-        nothing; the same key with another fingerprint raises :class:`SubmissionKeyReused`.
+        nothing; the same key with another fingerprint raises :class:`SubmissionKeyReused`. What no
+        database could hold (a non-finite duration or number, a lone surrogate, nesting past
+        ``MAX_JSON_DEPTH``, text wider than its column, a time that is not RFC 3339) raises
+        :class:`RecordRejected` before anything is written, on SQLite and PostgreSQL alike.
         """
         from sqlalchemy.exc import IntegrityError, OperationalError
 
+        started_at = utc_timestamp(started_at)
+        if isinstance(duration_s, bool) or not isinstance(duration_s, int | float):
+            raise RecordRejected("duration_s", f"duration_s must be a number of seconds, not {duration_s!r}")
+        if not math.isfinite(duration_s) or duration_s < 0:
+            raise RecordRejected(
+                "duration_s", f"duration_s is {duration_s!r}; send a finite, non-negative number of seconds"
+            )
+        for field, value in (("server", server), ("error", error), ("snapshot", snapshot)):
+            try:
+                check_json(value, what=f"{field} field" if field == "snapshot" else field)
+            except JSONValueError as exc:
+                raise RecordRejected(field, exc.message) from None
         for attempt in range(8):
             try:
                 return self._record_once(snapshot, server, ok, error, started_at, duration_s, key)
-            except IntegrityError:
+            except IntegrityError as exc:
                 # Another writer inserted the same server, digest, label or key between our read
-                # and write; the retry sees its row.
-                if attempt == 7:
+                # and write; the retry sees its row. Any other constraint is no race: retrying it
+                # would fail the same way eight times.
+                if attempt == 7 or not _is_unique_violation(exc):
                     raise
             except OperationalError as exc:
                 if attempt == 7 or "locked" not in str(exc.orig):
@@ -418,7 +471,7 @@ class Store:
         title = ((snapshot or {}).get("server") or {}).get("title")
         with self._transaction(self.engine, write=True) as conn:
             if key is not None:
-                first = self._keyed_answer(conn, key)
+                first = self._keyed_answer(conn, key, server)
                 if first is not None:
                     return first
             server_id = self._ensure_server(conn, server, title)
@@ -439,8 +492,10 @@ class Store:
                 )
             ).inserted_primary_key[0]
             if key is not None:
+                _check_widths(t.submission_keys, {"token_id": key.owner, "key": key.key})
                 conn.execute(
                     t.submission_keys.insert().values(
+                        token_id=key.owner,
                         key=key.key,
                         fingerprint=key.fingerprint,
                         inspection_id=inspection_id,
@@ -450,21 +505,25 @@ class Store:
                 )
         return Recorded(server, label, digest, new_version, int(inspection_id))
 
-    def _keyed_answer(self, conn: Connection, key: SubmissionKey) -> Recorded | None:
-        """The first answer given for ``key``, rebuilt from its rows; None when the key is new."""
+    def _keyed_answer(self, conn: Connection, key: SubmissionKey, server: str) -> Recorded | None:
+        """The first answer given for ``key`` by its owner, rebuilt from its rows; None when the key is
+        new to that owner. A key recorded before keys were scoped answers only for the same server."""
         import sqlalchemy as sa
 
         t = tables()
         k, i, v, s = t.submission_keys.c, t.inspections.c, t.versions.c, t.servers.c
-        row = conn.execute(
-            sa.select(k.fingerprint, k.inspection_id, k.new_version, s.name, v.label, v.digest)
+        rows = conn.execute(
+            sa.select(k.token_id, k.fingerprint, k.inspection_id, k.new_version, s.name, v.label, v.digest)
             .select_from(
                 t.submission_keys.join(t.inspections, k.inspection_id == i.id)
                 .join(t.servers, i.server_id == s.id)
                 .outerjoin(t.versions, i.version_id == v.id)
             )
-            .where(k.key == key.key)
-        ).first()
+            .where(k.key == key.key, k.token_id.in_([key.owner, _UNSCOPED_OWNER]))
+        ).all()
+        own = [r for r in rows if r.token_id == key.owner]
+        unscoped = [r for r in rows if r.token_id == _UNSCOPED_OWNER and r.name == server]
+        row = (own or unscoped or [None])[0]
         if row is None:
             return None
         if row.fingerprint != key.fingerprint:
@@ -482,6 +541,7 @@ class Store:
         s = tables().servers
         row = conn.execute(sa.select(s.c.id, s.c.title).where(s.c.name == name)).first()
         if row is None:
+            _check_widths(s, {"name": name})
             return int(
                 conn.execute(
                     s.insert().values(name=name, title=title, created_at=_now())
@@ -511,6 +571,7 @@ class Store:
             # The server changed its tools without changing its version: keep both, and make the
             # label unique with semver build metadata (ignored for ordering) from the digest.
             label = f"{label}+{digest.removeprefix('sha256:')[:12]}"
+        _check_widths(versions, {"label": label})
         stored = dict(snapshot, digest=digest)
         version_id = conn.execute(
             versions.insert().values(
@@ -612,7 +673,7 @@ class Store:
             return None
         latest = versions[-1]
         (row,) = self._query(_SQL_SNAPSHOT, server_id=server_id, digest=latest.digest)
-        return replace(latest, snapshot=json.loads(row["snapshot"]))
+        return replace(latest, snapshot=_stored_json(row["snapshot"]))
 
     def inspections(self, server: str, limit: int = 50) -> list[InspectionRecord]:
         """The latest inspections of ``server``, newest first."""
@@ -651,6 +712,51 @@ class Store:
         return _version_records(self._query(sql, server_id=server_id), with_snapshots=with_snapshots)
 
 
+# What each column is called in RecordRejected messages, for the columns a caller's values reach.
+_FIELDS = {"name": "server name", "label": "version label", "key": "idempotency key", "token_id": "token id"}
+
+
+def _check_widths(table: Any, values: dict[str, str]) -> None:
+    """RecordRejected for a value wider than its column: PostgreSQL refuses it and SQLite would keep
+    it, so the store answers the same on both before the database sees it."""
+    for column, value in values.items():
+        width = table.c[column].type.length
+        if width is not None and len(value) > width:
+            field = _FIELDS.get(column, column)
+            raise RecordRejected(
+                field, f"{field} {value[:40]!r}... is {len(value)} characters; at most {width} fit"
+            )
+
+
+def _is_unique_violation(exc: Exception) -> bool:
+    """Whether an IntegrityError is a unique (or primary key) constraint, the one a racing writer causes."""
+    orig = getattr(exc, "orig", None)
+    if getattr(orig, "sqlstate", None) == "23505":  # PostgreSQL's unique_violation
+        return True
+    unique = ("SQLITE_CONSTRAINT_UNIQUE", "SQLITE_CONSTRAINT_PRIMARYKEY")
+    return getattr(orig, "sqlite_errorname", "") in unique
+
+
+def _adopt_unscoped_keys(conn: Connection) -> None:
+    """Move keys kept before they were scoped per token (table ``submission_keys``, keyed by the key
+    alone) into ``idempotency_keys`` with owner '', then drop the old table. Runs in the schema's
+    transaction, under PostgreSQL's advisory lock, so concurrent openers migrate once."""
+    import sqlalchemy as sa
+
+    if not sa.inspect(conn).has_table("submission_keys"):
+        return
+    columns = ("key", "fingerprint", "inspection_id", "new_version", "at")
+    old = sa.table("submission_keys", *(sa.column(name) for name in columns))
+    keys = tables().submission_keys
+    conn.execute(
+        keys.insert().from_select(
+            ["token_id", *columns],
+            sa.select(sa.literal(_UNSCOPED_OWNER), *(old.c[name] for name in columns)),
+        )
+    )
+    conn.execute(sa.text("DROP TABLE submission_keys"))
+
+
 def _version_records(rows: list[Any], *, with_snapshots: bool) -> list[VersionRecord]:
     """One server's version rows (oldest first seen first) as records in version order."""
     return order_versions(
@@ -660,11 +766,17 @@ def _version_records(rows: list[Any], *, with_snapshots: bool) -> list[VersionRe
                 r["digest"],
                 r["first_seen"],
                 r["last_seen"],
-                json.loads(r["snapshot"]) if with_snapshots else {},
+                _stored_json(r["snapshot"]) if with_snapshots else {},
             )
             for r in rows
         ]
     )
+
+
+def _stored_json(text: str) -> Any:
+    """A stored document, read so that one written before nesting was bounded cannot make every
+    later read fail: its containers past ``MAX_JSON_DEPTH`` are replaced by a note."""
+    return prune_depth(json.loads(text))
 
 
 class _Transaction:
