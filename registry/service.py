@@ -820,7 +820,8 @@ ENDPOINTS: tuple[Endpoint, ...] = (
             403: "The token's scope does not cover this server",
             413: "Body over the size limit",
             415: "Body is not JSON",
-            422: "The snapshot or submission does not validate, or the Idempotency-Key was used for "
+            422: "The snapshot or submission does not validate (a non-finite number, a lone surrogate or "
+            f"nesting past {MAX_JSON_DEPTH} levels included), or this token used the Idempotency-Key for "
             "another submission",
             503: _NOT_FOUND[503],
         },
@@ -847,7 +848,8 @@ ENDPOINTS: tuple[Endpoint, ...] = (
             200: "The changes and the verdict",
             400: "Malformed JSON",
             413: "Body over the size limit",
-            422: "The snapshot does not validate",
+            422: "The snapshot does not validate (a non-finite number, a lone surrogate or nesting past "
+            f"{MAX_JSON_DEPTH} levels included)",
             **_NOT_FOUND,
         },
     ),

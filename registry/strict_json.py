@@ -40,9 +40,12 @@ def _pointer(path: _Path) -> str:
     while path is not None:
         key, path = path
         keys.append(_escaped(str(key)))
-    pointer = "/".join(reversed(keys))
-    # A path hundreds of levels deep is named by its two ends.
-    return pointer if len(pointer) <= 200 else f"{pointer[:120]}/.../{pointer[-60:]}"
+    keys.reverse()
+    # Named so a person can find it: long keys cut short, a path hundreds deep by its two ends.
+    keys = [key if len(key) <= 40 else key[:37] + "..." for key in keys]
+    if len(keys) > 12:
+        keys = [*keys[:8], f"...{len(keys) - 12} more...", *keys[-4:]]
+    return "/".join(keys)
 
 
 def _escaped(text: str) -> str:

@@ -20,6 +20,7 @@ import uuid
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -583,3 +584,77 @@ def test_crawl_whose_save_is_refused_exits_2_with_the_reason(sqlite_service, tmp
     assert crawled.returncode == 2
     assert "Traceback" not in crawled.stderr
     assert "token_out_of_scope" in crawled.stderr and "'other-broken'" in crawled.stderr
+
+
+# ------------------------------------------------------------------ refused input, over real HTTP
+
+
+def _error_lines(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if line.startswith("mcpdex: error:")]
+
+
+def test_inspect_save_refused_by_the_service_says_why_in_one_line(sqlite_service) -> None:
+    service, secret = sqlite_service
+    notes = Path(__file__).parent / "servers" / "notes_server.py"
+    inspect = ("inspect", "--save", "--registry", service.url, "--name", "acme-refused")
+    target = ("--protocol-era", "legacy", "--", sys.executable, str(notes))
+    # the service refuses: a version label longer than it keeps
+    refused = _mcpdex(*inspect, "--version-label", "v" * 200, *target, token=secret)
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr, refused.stderr
+    (line,) = _error_lines(refused.stderr)
+    assert "HTTP 422" in line and "invalid_snapshot" in line and "at most 128 characters" in line
+    # the client refuses what it could not even encode (a lone surrogate, here from a non-UTF-8
+    # argument), naming the field as the service would
+    unsendable = _mcpdex(*inspect, "--version-label", "1.0\udcff", *target, token=secret)
+    assert unsendable.returncode == 2 and "Traceback" not in unsendable.stderr, unsendable.stderr
+    (line,) = _error_lines(unsendable.stderr)
+    assert "snapshot/versionLabel" in line and "lone UTF-16 surrogate" in line
+    assert httpx.get(service.url + "/api/servers/acme-refused", timeout=30).status_code == 404
+
+
+@pytest.mark.postgres
+def test_a_live_service_on_postgresql_answers_unstorable_input_with_4xx(postgres_url, tmp_path) -> None:
+    store = open_store(postgres_url)
+    secret = open_tokens(store).create("ci", "acme-*")[1]
+    store.close()
+    service = Service(postgres_url, tmp_path / "serve.log")
+    try:
+        post = partial(
+            httpx.post,
+            service.url + "/api/servers/acme-live/inspections",
+            headers={"Authorization": f"Bearer {secret}", "Content-Type": "application/json"},
+            timeout=30,
+        )
+        snapshot = variant(1, "1.0.0", "acme-live")
+        bad_schema = json.loads(json.dumps(snapshot))
+        bad_schema["tools"][0]["inputSchema"]["properties"]["query"]["maxLength"] = float("nan")
+        lone = json.loads(json.dumps(snapshot))
+        lone["tools"][1]["description"] = "Operation \ud800."
+        deep: Any = "leaf"
+        for _ in range(200):
+            deep = {"x": deep}
+        too_deep = json.loads(json.dumps(snapshot))
+        too_deep["capabilities"]["experimental"] = deep
+        for body, code in (
+            ({"ok": True, "snapshot": snapshot, "durationS": float("nan")}, "unsupported_number"),
+            (bad_schema, "unsupported_number"),
+            (lone, "invalid_unicode"),
+            ({"ok": False, "error": "crashed \udfff"}, "invalid_unicode"),
+            (too_deep, "nesting_too_deep"),
+            ({"ok": False, "error": "x", "startedAt": "not a date"}, "invalid_submission"),
+        ):
+            response = post(content=json.dumps(body).encode("ascii"))
+            assert response.status_code == 422 and response.json()["error"]["code"] == code, response.text
+        for query in ("page=%C2%B2", "per_page=%D9%A3"):
+            response = httpx.get(f"{service.url}/api/servers?{query}", timeout=30)
+            assert response.status_code == 400, response.text
+        assert httpx.get(service.url + "/api/servers/acme-live", timeout=30).status_code == 404
+        # a valid RFC 3339 time longer than the 32-character column is stored in UTC
+        started = "2026-11-29T18:00:00.123456789012345678Z"
+        assert post(json={"ok": True, "snapshot": snapshot, "startedAt": started}).status_code == 201
+        detail = httpx.get(service.url + "/api/servers/acme-live", timeout=30).json()
+        assert detail["inspections"][0]["at"] == "2026-11-29T18:00:00Z"
+    finally:
+        service.stop()
+    log = (tmp_path / "serve.log").read_text()
+    assert "unexpected error" not in log and "registry error" not in log, log

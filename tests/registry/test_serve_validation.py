@@ -439,3 +439,21 @@ def test_keys_recorded_before_they_were_scoped_are_migrated_and_honoured_for_the
         with engine.connect() as conn:
             owners = sorted(row.token_id for row in conn.execute(sa.select(keys)))
     assert len(owners) == 2 and owners[0] == "" and owners[1]
+
+
+def test_the_docs_give_an_example_of_every_4xx_the_service_answers() -> None:
+    import re
+    from pathlib import Path
+
+    import registry.service
+    import registry.strict_json
+
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "http-service.md").read_text(encoding="utf-8")
+    errors = docs.split("\n## Errors\n", 1)[1].split("\n## ", 1)[0]
+    service = Path(registry.service.__file__).read_text(encoding="utf-8")
+    answered = set(re.findall(r'ApiError\(\s*(4\d\d),\s*"([a-z_]+)"', service))
+    strict = Path(registry.strict_json.__file__).read_text(encoding="utf-8")
+    answered |= {("422", code) for code in re.findall(r'JSONValueError\(\s*"([a-z_]+)"', strict)}
+    assert {("422", "unsupported_number"), ("400", "invalid_parameter")} <= answered
+    for status, code in sorted(answered):
+        assert f"- `{status} {code}`: " in errors, (status, code)
