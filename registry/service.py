@@ -120,7 +120,16 @@ def _first_error(validator: jsonschema.protocols.Validator, document: Any, what:
     error = jsonschema.exceptions.best_match(validator.iter_errors(document))
     if error is not None:
         where = "/".join(str(part) for part in error.absolute_path) or "(root)"
-        raise ApiError(422, code, f"{what} field {where}: {error.message[:300]}")
+        raise ApiError(422, code, f"{what} field {where}: {error.message[:300]}{_fix_for(error)}")
+
+
+def _fix_for(error: jsonschema.exceptions.ValidationError) -> str:
+    """What to send instead, for the schema keywords whose own message does not say it."""
+    if error.validator == "format" and error.validator_value == "date-time":
+        return "; send an RFC 3339 time such as 2026-11-29T18:00:00Z"
+    if error.validator == "maxLength":
+        return f"; send at most {error.validator_value} characters"
+    return ""
 
 
 def check_server_name(name: str) -> str:

@@ -457,3 +457,24 @@ def test_the_docs_give_an_example_of_every_4xx_the_service_answers() -> None:
     assert {("422", "unsupported_number"), ("400", "invalid_parameter")} <= answered
     for status, code in sorted(answered):
         assert f"- `{status} {code}`: " in errors, (status, code)
+
+
+def test_a_constraint_that_is_not_a_race_is_raised_at_once(registry_url, monkeypatch) -> None:
+    from sqlalchemy.exc import IntegrityError
+
+    from registry.store import Store
+
+    attempts: list[int] = []
+    record_once = Store._record_once
+
+    def counted(self: Store, *args: Any) -> Any:
+        attempts.append(1)
+        return record_once(self, *args)
+
+    monkeypatch.setattr(Store, "_record_once", counted)
+    with open_store(registry_url) as store, pytest.raises(IntegrityError):
+        # ok is NOT NULL on both databases: no other writer can be the cause, so no retry helps
+        store.record_inspection(
+            None, server=SERVER, ok=None, error="x", started_at="2026-11-29T18:00:00Z", duration_s=0.1
+        )
+    assert len(attempts) == 1
