@@ -15,12 +15,11 @@ import math
 import re
 from typing import Any
 
-# Levels of objects and arrays, the outermost counting as 1. Real snapshots nest about 15 deep (a
-# schema of depth 11 inside a tool); every recursive reader stays far from Python's limit of 1000.
+# Levels of objects and arrays, the outermost counting as 1. The deepest tools of our corpus make a
+# snapshot about 15 levels deep; every recursive reader stays far from Python's limit of 1000 at 128.
 MAX_JSON_DEPTH = 128
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_TOO_DEEP = f"<nested deeper than {MAX_JSON_DEPTH} levels: not kept>"
 
 
 class JSONValueError(ValueError):
@@ -137,12 +136,13 @@ def prune_depth(value: Any, max_depth: int = MAX_JSON_DEPTH) -> Any:
     neither recurse past the interpreter's limit nor fail on every read of it."""
     if not _deeper_than(value, max_depth):
         return value
+    note = f"<nested deeper than {max_depth} levels: not kept>"
     root: list[Any] = [None]
     stack: list[tuple[Any, Any, Any, int]] = [(value, root, 0, 1)]
     while stack:
         current, parent, key, depth = stack.pop()
         if isinstance(current, dict | list) and depth > max_depth:
-            current = _TOO_DEEP
+            current = note
         elif isinstance(current, dict):
             copied: Any = dict.fromkeys(current)  # keeps the key order
             stack.extend((child, copied, k, depth + 1) for k, child in current.items())
@@ -156,14 +156,17 @@ def prune_depth(value: Any, max_depth: int = MAX_JSON_DEPTH) -> Any:
 
 
 def _deeper_than(value: Any, max_depth: int) -> bool:
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        current, depth = stack.pop()
-        if isinstance(current, dict):
-            current = current.values()
-        elif not isinstance(current, list):
-            continue
+    # Level by level, looking at containers only: about a third of json.loads's time on the same
+    # document, since every stored snapshot read passes through here.
+    level = [value] if type(value) in (dict, list) else []
+    depth = 1
+    while level:
         if depth > max_depth:
             return True
-        stack.extend((child, depth + 1) for child in current if isinstance(child, dict | list))
+        below = []
+        for container in level:
+            for child in container.values() if type(container) is dict else container:
+                if type(child) is dict or type(child) is list:
+                    below.append(child)
+        level, depth = below, depth + 1
     return False
