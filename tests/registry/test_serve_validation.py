@@ -478,3 +478,27 @@ def test_a_constraint_that_is_not_a_race_is_raised_at_once(registry_url, monkeyp
             None, server=SERVER, ok=None, error="x", started_at="2026-11-29T18:00:00Z", duration_s=0.1
         )
     assert len(attempts) == 1
+
+
+def test_inspect_save_to_a_database_refuses_as_the_service_does(tmp_path) -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    notes = Path(__file__).parent / "servers" / "notes_server.py"
+    url = f"sqlite:///{tmp_path / 'registry.sqlite'}"
+    # a version label with a lone surrogate, as a non-UTF-8 argument becomes
+    argv = ["inspect", "--save", "--registry", url, "--name", "acme-cli", "--version-label", "1.0\udcff"]
+    target = ["--protocol-era", "legacy", "--", sys.executable, str(notes)]
+    done = subprocess.run(
+        [sys.executable, "-m", "registry", *argv, *target],
+        capture_output=True,
+        text=True,
+        errors="replace",
+        timeout=120,
+    )
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    errors = [line for line in done.stderr.splitlines() if line.startswith("mcpdex: error:")]
+    assert len(errors) == 1 and "snapshot field versionLabel" in errors[0] and "surrogate" in errors[0]
+    with open_store(url) as store:
+        assert store.servers() == []
