@@ -5,6 +5,7 @@ Reads are public and carry ``ETag`` and ``Cache-Control``; writes need a bearer 
 OpenAPI document are built. Errors are JSON ``{"error": {"code", "message"}}``; a database outage is a
 503 with ``Retry-After``, never a half-written inspection (the store writes each one in a transaction).
 A submission with an ``Idempotency-Key`` header is recorded once: a retry of it gets the first answer.
+A body is checked whole before anything is written (registry.strict_json, then the published schema).
 """
 
 from __future__ import annotations

@@ -4,7 +4,8 @@ SQLAlchemy Core only. The store persists and queries; it never judges. A new ver
 written only when a server's digest has not been seen before, and every inspection (failed
 ones included) gets a row. Concurrent writers rely on unique constraints, not on locks held
 in Python, so several processes or machines can save at once without losing or doubling rows. A
-submission that carries an idempotency key is recorded once however often it is retried.
+submission that carries an idempotency key (each token's own) is recorded once however often it is
+retried. What either database would refuse or keep differently is refused first (RecordRejected).
 """
 
 from __future__ import annotations
@@ -260,7 +261,7 @@ def utc_timestamp(text: str, field: str = "started_at") -> str:
     if not isinstance(text, str) or len(text) > 64 or not rfc3339_validator.validate_rfc3339(text):
         raise RecordRejected(field, f"{field} {str(text)[:80]!r} is not an RFC 3339 date-time; {fix}")
     try:
-        moment = datetime.fromisoformat(text.upper()).astimezone(UTC)
+        moment = datetime.fromisoformat(text).astimezone(UTC)
     except (ValueError, OverflowError):
         raise RecordRejected(field, f"{field} {text!r} is outside years 1-9999 in UTC; {fix}") from None
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -724,7 +725,7 @@ def _check_widths(table: Any, values: dict[str, str]) -> None:
         if width is not None and len(value) > width:
             field = _FIELDS.get(column, column)
             raise RecordRejected(
-                field, f"{field} {value[:40]!r}... is {len(value)} characters; at most {width} fit"
+                field, f"{field} starting {value[:40]!r} is {len(value)} characters; at most {width} fit"
             )
 
 
