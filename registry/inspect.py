@@ -423,13 +423,15 @@ async def _list_all(
             # Recorded item by item below; the raw page is still on the wire.
             pass
         except MCPError as exc:
+            if exc.code == -32601 and page == 0:
+                # "Method not found" on the first page means none: a server that advertises
+                # resources need not implement resources/templates/list, nor any list at all.
+                return items
             if not required:
                 problems.append(
                     {"code": "list-failed", "where": method, "message": f"{method} failed: {exc}"}
                 )
                 return items
-            if exc.code == -32601 and page == 0:
-                return items  # no tools at all: the server does not implement tools/list
             if exc.code == -32000:
                 raise InspectionError(
                     f"the server closed the connection during {method} page {page + 1} (it exited or crashed)"

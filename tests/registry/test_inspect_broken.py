@@ -217,3 +217,10 @@ def test_failed_inspection_is_saved_under_the_given_name(tmp_path):
     with open_store(registry) as store:
         (inspection,) = store.inspections("ghost")
     assert not inspection.ok and "not found" in inspection.error
+
+
+def test_list_methods_answered_method_not_found_mean_none_not_a_problem():
+    snapshot = inspect(argv("resources_without_templates.py"), timeout=10, protocol_era="legacy")
+    assert [r["name"] for r in snapshot["resources"]] == ["readme"]
+    assert snapshot["resourceTemplates"] == [] and snapshot["prompts"] == []
+    assert snapshot["problems"] == []
