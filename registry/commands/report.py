@@ -293,7 +293,7 @@ def _from_registry(target: dict[str, Any], registry_url: str | None) -> ServerDa
     from registry.store import open_store
 
     spec = _single_spec(target)
-    if spec is None or Path(spec).exists() or any(ch.isspace() for ch in spec) or "://" in spec:
+    if spec is None or Path(spec).exists() or "://" in spec:
         return None
     url = registry_url or default_registry_url()
     if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).exists():
