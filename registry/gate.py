@@ -466,7 +466,15 @@ def render_sarif(report: dict[str, Any], file: str | None = None) -> str:
 
 
 def render_report(report: dict[str, Any], fmt: str, *, color: bool = False, file: str | None = None) -> str:
-    """``report`` in one of OUTPUT_FORMATS; ``file`` is the baseline path annotations point at."""
+    """``report`` in one of OUTPUT_FORMATS; ``file`` is the baseline path annotations point at.
+
+    Outside JSON (which escapes them itself), control characters the servers wrote are escaped
+    before any colour or markup is added.
+    """
+    if fmt not in ("json", "sarif"):
+        from registry.printable import escape_controls_in
+
+        report = escape_controls_in(report)
     if fmt == "text":
         return render_text(report, color=color)
     if fmt == "json":

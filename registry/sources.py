@@ -62,9 +62,9 @@ def _from_registry(spec: str, registry_url: str | None) -> dict[str, Any] | None
     name, version = split_server_spec(spec)
     # A spec with a space not in the registry is a command line (`npx -y pkg@1`), not a missing name.
     one_word = not any(ch.isspace() for ch in spec)
-    from registry.paths import default_registry_url
+    from registry.paths import resolve_registry_url
 
-    url = registry_url or default_registry_url()
+    url = resolve_registry_url(registry_url)
     if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).exists():
         if version is not None and one_word:
             raise NotFoundError(

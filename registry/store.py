@@ -385,9 +385,15 @@ class Store:
 
         With ``key``, a key already recorded answers its first result (``replayed``) and records
         nothing; the same key with another fingerprint raises :class:`SubmissionKeyReused`.
+        A ``server`` name the service would refuse is refused here too (RegistryError).
         """
         from sqlalchemy.exc import IntegrityError, OperationalError
 
+        from registry.names import server_name_problem
+
+        problem = server_name_problem(server)
+        if problem is not None:
+            raise RegistryError(problem)
         for attempt in range(8):
             try:
                 return self._record_once(snapshot, server, ok, error, started_at, duration_s, key)
@@ -689,9 +695,9 @@ class _Transaction:
 
 def open_store(url: str | None = None) -> Store:
     """Open the registry at ``url`` (None: the default registry); tables are created on first write."""
-    from registry.paths import default_registry_url
+    from registry.paths import resolve_registry_url
 
-    return Store(url or default_registry_url())
+    return Store(resolve_registry_url(url))
 
 
 def store_engine(store: Store) -> Engine:

@@ -16,6 +16,7 @@ import jinja2
 from markupsafe import Markup, escape
 
 from registry.paths import templates_dir
+from registry.printable import escape_controls
 from registry.rules import TEXT_DIFF_RULES
 
 
@@ -33,6 +34,16 @@ def code_spans(text: object) -> Markup:
     if "`" not in escaped:  # most reasons and findings name nothing
         return escaped
     return Markup(_CODE_SPAN.sub(r"<code>\1</code>", str(escaped)))
+
+
+def _finalize(value: Any) -> Any:
+    """Every value a template prints, control characters escaped (a NUL or BEL in a page, an escape
+    sequence in text); escaping adds no markup, so safe Markup stays safe."""
+    if isinstance(value, Markup):
+        return Markup(escape_controls(str(value)))
+    if isinstance(value, str):
+        return escape_controls(value)
+    return value
 
 
 # What ``getattr`` finds on a plain dict: its methods, and nothing a key could add.
@@ -78,6 +89,7 @@ def environment(user_dir: str | None = None) -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        finalize=_finalize,
     )
     env.filters["counted"] = counted
     env.filters["code_spans"] = code_spans

@@ -7,8 +7,10 @@ from typing import Any
 
 import click
 
-DATABASE_HELP = "sqlite:///PATH or postgresql://… (default: MCPDEX_REGISTRY, else the data directory)."
-SERVICE_HELP = "sqlite:///PATH, postgresql://… or an mcpdex serve URL (default: as for a database)."
+DATABASE_HELP = (
+    "An SQLite PATH, sqlite:///PATH or postgresql://… (default: MCPDEX_REGISTRY, else data dir)."
+)
+SERVICE_HELP = "An SQLite PATH, postgresql://… or an mcpdex serve URL (default: as for a database)."
 
 
 def format_option(*choices: str, help: str = "Output format.") -> Callable[[Any], Any]:

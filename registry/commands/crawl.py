@@ -188,8 +188,9 @@ def _progress(total: int) -> Any:
     @contextmanager
     def bar():
         if sys.stderr.isatty():
-            from rich.console import Console
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            from registry.printable import console as safe_console
 
             with Progress(
                 TextColumn("crawling"),
@@ -197,7 +198,7 @@ def _progress(total: int) -> Any:
                 MofNCompleteColumn(),
                 TimeElapsedColumn(),
                 TextColumn("{task.description}"),
-                console=Console(stderr=True),
+                console=safe_console(stderr=True),
                 transient=True,
             ) as progress:
                 task = progress.add_task("", total=total)
@@ -213,9 +214,10 @@ def _progress(total: int) -> Any:
 
 
 def _summary(rows: list[dict[str, Any]], elapsed: float) -> None:
-    from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
+
+    from registry.printable import console as safe_console
 
     table = Table(show_edge=False, pad_edge=False)
     for header in ("entry", "outcome", "server", "version", "tools", "problems", "time"):
@@ -233,7 +235,7 @@ def _summary(rows: list[dict[str, Any]], elapsed: float) -> None:
             str(row["problems"]) if row["ok"] else "-",
             f"{row['durationS']:.1f} s",
         )
-    console = Console(soft_wrap=False)
+    console = safe_console(soft_wrap=False)
     console.print(table)
     failed = sum(1 for r in rows if not r["ok"])
     console.print(f"{len(rows)} servers, {failed} failed, in {elapsed:.1f} s", highlight=False)

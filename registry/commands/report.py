@@ -97,11 +97,11 @@ def write_site(
     Servers are judged and rendered one at a time, in ``jobs`` worker processes (default: one per
     CPU), so memory stays flat however large the registry; the index is rendered last.
     """
-    from registry.paths import default_registry_url
+    from registry.paths import resolve_registry_url
     from registry.render import MANIFEST_NAME, render_index_files, server_slugs, site_manifest, stale_paths
     from registry.store import open_store
 
-    url = registry_url or default_registry_url()
+    url = resolve_registry_url(registry_url)
     with open_store(url) as store:
         slugs = server_slugs(summary.name for summary in store.servers())
     root = out.resolve()
@@ -288,14 +288,14 @@ def _single_spec(target: dict[str, Any]) -> str | None:
 
 def _from_registry(target: dict[str, Any], registry_url: str | None) -> ServerData | None:
     """``SERVER`` or ``SERVER@VERSION`` recorded in the registry, with its history; None otherwise."""
-    from registry.paths import default_registry_url
+    from registry.paths import resolve_registry_url
     from registry.sources import split_server_spec
     from registry.store import open_store
 
     spec = _single_spec(target)
     if spec is None or Path(spec).exists() or "://" in spec:
         return None
-    url = registry_url or default_registry_url()
+    url = resolve_registry_url(registry_url)
     if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).exists():
         return None
     name, version = split_server_spec(spec)
