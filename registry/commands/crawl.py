@@ -130,7 +130,11 @@ def crawl(
     store = None
     if save:
         from registry.client import open_registry
+        from registry.names import server_name_problem
 
+        # Every entry is saved under its name: one the registry refuses stops the crawl before it starts.
+        for problem in filter(None, map(server_name_problem, targets)):
+            raise UsageError(f"{config}: {problem}; rename the entry")
         store = open_registry(registry_url)
 
     def record(result: CrawlResult) -> None:
