@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import click
+
+from registry.errors import UsageError
 
 DATABASE_HELP = (
     "An SQLite PATH, sqlite:///PATH or postgresql://… (default: MCPDEX_REGISTRY, else data dir)."
@@ -18,6 +22,16 @@ def format_option(*choices: str, help: str = "Output format.") -> Callable[[Any]
     return click.option(
         "--format", "fmt", type=click.Choice(choices), default=choices[0], show_default=True, help=help
     )
+
+
+@contextmanager
+def writing(flag: str, path: str | Path) -> Iterator[None]:
+    """Writes to the output ``path`` (given as ``flag``) in this block fail as one line and exit 2."""
+    try:
+        yield
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise UsageError(f"{flag} {path}: cannot write there ({reason}); choose another path") from None
 
 
 def registry_option(help: str = DATABASE_HELP) -> Callable[[Any], Any]:

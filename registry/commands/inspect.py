@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from registry.commands._options import SERVICE_HELP, format_option, registry_option
+from registry.commands._options import SERVICE_HELP, format_option, registry_option, writing
 from registry.commands._target import target_options
 
 if TYPE_CHECKING:
@@ -72,7 +72,8 @@ def inspect(
         raise
     duration = time.perf_counter() - started
     if out:
-        dump_snapshot(snapshot, out)
+        with writing("--out", out):
+            dump_snapshot(snapshot, out)
         click.echo(f"wrote {out}", err=True)
     key = name or target_obj.name or snapshot["server"].get("name") or "unnamed"
     if save:

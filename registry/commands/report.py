@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from registry.commands._options import format_option, registry_option
+from registry.commands._options import format_option, registry_option, writing
 from registry.commands._target import target_options
 from registry.templating import counted
 
@@ -76,14 +76,16 @@ def report(
             raise UsageError(
                 "--format and --since apply to a report on one server; name a SNAPSHOT or TARGET"
             )
-        count, servers = write_site(
-            Path(out), registry_url=registry_url, template_dir=template_dir, jobs=jobs
-        )
+        with writing("--out", out):
+            count, servers = write_site(
+                Path(out), registry_url=registry_url, template_dir=template_dir, jobs=jobs
+            )
         click.echo(f"wrote {counted(count, 'file')} for {counted(servers, 'server')} to {out}", err=True)
         return
     text = render_one(target, fmt=fmt, since=since, registry_url=registry_url, template_dir=template_dir)
     if out:
-        Path(out).write_text(text, encoding="utf-8")
+        with writing("--out", out):
+            Path(out).write_text(text, encoding="utf-8")
         click.echo(f"wrote {out}", err=True)
     else:
         click.echo(text, nl=False)
@@ -198,10 +200,15 @@ def _write_files(root: Path, files: dict[str, bytes]) -> None:
 
 
 def _inside(root: Path, path: Path, relative: str) -> Path:
-    """The real ``path``, which must lie in ``root``: slugs never escape; this guards the writer anyway."""
+    """The real ``path``, which must lie in ``root``: slugs never escape, but a link in the folder could."""
     resolved = path.resolve()
     if not resolved.is_relative_to(root):
-        raise RuntimeError(f"refusing to write outside {root}: {relative}")
+        from registry.errors import UsageError
+
+        raise UsageError(
+            f"--out {root}: {relative} is a link to {resolved}, outside the folder; "
+            "remove the link or choose another folder"
+        )
     return resolved
 
 
