@@ -316,6 +316,7 @@ def test_a_tool_page_dates_the_tool_from_the_version_that_added_it(tmp_path) -> 
 
 def test_the_site_writer_follows_links_only_while_they_stay_in_the_site(tmp_path) -> None:
     from registry.commands.report import _write_files
+    from registry.errors import UsageError
 
     root, outside = (tmp_path / "site").resolve(), (tmp_path / "outside").resolve()
     (root / "servers" / "plain").mkdir(parents=True)
@@ -324,7 +325,7 @@ def test_the_site_writer_follows_links_only_while_they_stay_in_the_site(tmp_path
     (root / "servers" / "plain" / "leak.html").symlink_to(outside / "leak.html")
     (root / "servers" / "plain" / "alias.html").symlink_to(root / "servers" / "plain" / "real.html")
     for relative in ("servers/linked/index.html", "servers/plain/leak.html"):
-        with pytest.raises(RuntimeError, match="refusing to write outside"):
+        with pytest.raises(UsageError, match="outside the folder"):
             _write_files(root, {"servers/plain/first.html": b"first", relative: b"page"})
     assert list(outside.iterdir()) == []
     _write_files(root, {"servers/plain/alias.html": b"page", "servers/new/tools/a.html": b"tool"})
