@@ -566,14 +566,19 @@ async def _stdio(target: Target, errlog: Any, stop_by: float | None) -> AsyncIte
 
     Our own rather than the SDK's ``stdio_client``, whose fixed 2 s + 2 s stop can overrun a short
     deadline: here each polite step ends at ``stop_by`` (an ``anyio.current_time()``), and the
-    whole group is SIGKILLed then, so neither the server nor anything it spawned outlives us.
+    whole group is SIGKILLed then; what left the group (``setsid()``) is found and ended by
+    ``registry.processes``, so neither the server nor anything it spawned outlives us.
     """
     import anyio
     from mcp.client.stdio import get_default_environment
 
+    from registry import processes
+
+    processes.become_subreaper()
+    mark = processes.new_mark()
     process = await anyio.open_process(
         target.argv,
-        env=get_default_environment() | target.env,
+        env=get_default_environment() | target.env | mark,
         stderr=errlog,
         cwd=target.cwd,
         start_new_session=True,
@@ -614,7 +619,7 @@ async def _stdio(target: Target, errlog: Any, stop_by: float | None) -> AsyncIte
         finally:
             # Shielded so a cancelled inspection still stops the server; every wait is bounded.
             with anyio.CancelScope(shield=True):
-                await _stop(process, stop_by)
+                await _stop(process, stop_by, mark)
             tasks.cancel_scope.cancel()
 
 
@@ -631,11 +636,17 @@ def _parse_line(line: bytes) -> Any:
         return exc
 
 
-async def _stop(process: Any, stop_by: float | None) -> None:
-    """Close stdin, then SIGTERM the group, then SIGKILL it; reap the server. Ends by ``stop_by``."""
+async def _stop(process: Any, stop_by: float | None, mark: dict[str, str]) -> None:
+    """Close stdin, then SIGTERM the group, then SIGKILL it; reap the server; then end every other
+    descendant (those that left the group with setsid() included). Ends by ``stop_by``."""
     import signal
 
     import anyio
+
+    from registry import processes
+
+    # Read while the server lives: once it exits, its children's parentage no longer leads to it.
+    strays = processes.descendants(process.pid)
 
     def until(grace: float) -> float:
         end = anyio.current_time() + grace
@@ -650,6 +661,7 @@ async def _stop(process: Any, stop_by: float | None) -> None:
     _signal_group(process.pid, signal.SIGKILL)
     with anyio.move_on_after(_REAP_WAIT_S):
         await process.aclose()
+    processes.end((strays | processes.marked(mark)) - {process.pid})
 
 
 async def _exited(process: Any, end: float) -> bool:
