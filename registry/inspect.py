@@ -39,6 +39,8 @@ _SIGTERM_GRACE_S = 1.0
 _SHUTDOWN_RESERVE_S = 2.0
 # After SIGKILL the process is gone in milliseconds; this only bounds waiting to reap it.
 _REAP_WAIT_S = 0.3
+# Falling back to the handshake on a fresh connection is worth it only with this much time left.
+_FALLBACK_MIN_S = 1.0
 # A server whose cursors never end would page forever; this bounds it (with a problem recorded).
 MAX_PAGES = 1000
 _STDERR_TAIL_LINES = 15
@@ -257,7 +259,7 @@ async def _inspect_async(
     with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
         try:
             with anyio.fail_after(timeout):
-                result = await _session(target, era, wire, errlog, stop_by - reserve, stop_by)
+                result = await _negotiated_session(target, era, wire, errlog, stop_by - reserve, stop_by)
         except InspectionError as exc:
             raise InspectionError(_with_stderr(str(exc), errlog)) from None
         except BaseException as exc:
@@ -274,6 +276,44 @@ async def _inspect_async(
         result["versionLabel"] = version_label
     result["digest"] = compute_digest(result)
     return result
+
+
+async def _negotiated_session(
+    target: Target, era: str, wire: _Wire, errlog: Any, work_by: float, stop_by: float
+) -> dict[str, Any]:
+    """:func:`_session`; under ``auto``, a server that died or fell silent on the ``server/discover``
+    probe (Python SDK 1.1 servers crash on an unknown method) is inspected again over a fresh
+    connection with the initialize handshake (a stdio server is restarted once), and its problems
+    say so."""
+    import anyio
+
+    if era != "auto":
+        return await _session(target, era, wire, errlog, work_by, stop_by)
+    try:
+        return await _session(target, era, wire, errlog, work_by, stop_by)
+    except Exception as exc:  # cancellation is a BaseException and propagates
+        if not _died_on_probe(exc, wire) or work_by - anyio.current_time() < _FALLBACK_MIN_S:
+            raise
+    again = "restarted it" if target.transport == "stdio" else "connected again"
+    result = await _session(target, "legacy", wire, errlog, work_by, stop_by)
+    result["problems"].insert(
+        0,
+        {
+            "code": "discover-crashed",
+            "where": "server/discover",
+            "message": "the server stopped answering after the server/discover probe (it should answer "
+            f"-32601 Method not found); mcpdex {again} and used the initialize handshake",
+        },
+    )
+    return result
+
+
+def _died_on_probe(exc: BaseException, wire: _Wire) -> bool:
+    """Whether the connection closed or went silent after a ``server/discover`` nothing answered."""
+    from mcp import MCPError
+
+    lost = any(isinstance(leaf, MCPError) and leaf.code in (-32000, -32001) for leaf in _leaves(exc))
+    return lost and wire.unanswered("server/discover") and wire.handshake_result() is None
 
 
 async def _session(
@@ -717,6 +757,13 @@ class _Wire:
                 response = self._response(request.get("id"))
                 return None if response is None else response.get("result")
         return None
+
+    def unanswered(self, method: str) -> bool:
+        """Whether ``method`` was sent and no response to it came back."""
+        return any(
+            request.get("method") == method and self._response(request.get("id")) is None
+            for request in self.sent
+        )
 
     def handshake_result(self) -> dict | None:
         for method in ("initialize", "server/discover"):

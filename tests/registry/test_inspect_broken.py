@@ -268,3 +268,19 @@ def test_grandchildren_that_call_setsid_do_not_outlive_the_inspection(tmp_path):
         for pid in pids:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
+
+
+def test_auto_era_restarts_a_server_that_exits_on_the_probe_and_uses_the_handshake():
+    started = time.perf_counter()
+    snapshot = inspect(argv("exits_on_discover.py"), timeout=20, protocol_era="auto")
+    assert time.perf_counter() - started < 10
+    assert [t["name"] for t in snapshot["tools"]] == ["still_here"]
+    assert snapshot["source"]["protocolEra"] == "legacy" and snapshot["source"]["requestedEra"] == "auto"
+    assert snapshot["problems"][0]["code"] == "discover-crashed"
+
+
+def test_auto_era_without_a_probe_to_blame_does_not_restart(tmp_path):
+    # The server crashes on the second tools/list page: a failure after the handshake is reported as is.
+    result = mcpdex("inspect", "--timeout", "20", "--", *argv("exits_mid_listing.py"))
+    assert result.returncode == 2 and "closed the connection" in result.stderr
+    assert result.stderr.count("lost the database connection while listing") == 1
