@@ -604,6 +604,7 @@ def summary_row(server: ServerData, slug: str) -> dict[str, Any]:
         "tier_rank": _TIER_RANK.get(roll_up["tier"], len(TIERS)) if roll_up else len(TIERS),
         "last": inspections[0] if inspections else None,
         "change_level": _top_level(latest_changes) or ("none" if len(server.versions) > 1 else ""),
+        "recorded": bool(server.versions),
         "version_count": len(server.versions),
     }
 
@@ -851,7 +852,8 @@ def render_index_files(
     rows: Sequence[dict[str, Any]], *, template_dir: str | None = None
 ) -> dict[str, bytes]:
     """``index.html`` and ``index.json`` from the servers' ``summary_row``s."""
-    rows = sorted(rows, key=lambda row: row["name"])
+    # Case-insensitively, as a reader scans a list (awslabs between Asana and Context7); ties by case.
+    rows = sorted(rows, key=lambda row: (row["name"].casefold(), row["name"]))
     html = render(
         "index.html.j2",
         template_dir,

@@ -25,6 +25,12 @@ def counted(count: int, singular: str, plural: str | None = None) -> str:
     return f"{count} {singular if count == 1 else plural or singular + 's'}"
 
 
+def version_tag(label: object) -> str:
+    """A version label as a heading shows it: ``v1.0.8`` for ``1.0.8``, and ``v1.0.8`` left as it is."""
+    text = str(label)
+    return f"v{text}" if text[:1].isdigit() else text
+
+
 _CODE_SPAN = re.compile(r"`([^`\n]+)`")
 
 
@@ -93,6 +99,7 @@ def environment(user_dir: str | None = None) -> jinja2.Environment:
     )
     env.filters["counted"] = counted
     env.filters["code_spans"] = code_spans
+    env.filters["version_tag"] = version_tag
     env.globals["text_diff_rules"] = TEXT_DIFF_RULES
     return env
 

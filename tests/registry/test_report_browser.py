@@ -299,3 +299,40 @@ def test_the_single_server_report_works_from_file_without_network(browser, peer_
     assert problems == []
     shot(page, "single-report")
     page.close()
+
+
+def test_long_server_names_and_labels_wrap_instead_of_scrolling_the_index(browser, tmp_path) -> None:
+    from registry.snapshot import compute_digest
+    from registry.store import open_store
+
+    url = f"sqlite:///{tmp_path / 'registry.sqlite'}"
+    names = [
+        "io.github.an-organisation-with-a-long-name/an-mcp-server-whose-name-goes-on-and-on-and-on-without-a-space",
+        "Notion API",
+        "x" * 150,
+    ]
+    with open_store(url) as store:
+        for name in names:
+            snapshot = {
+                "format": "mcpdex.snapshot/1",
+                "server": {"name": name, "title": "T" * 120, "version": "1.0.0+cdcd4fbb1d6d" * 4},
+                "tools": [{"name": "t", "description": "Does t.", "inputSchema": {"type": "object"}}],
+            }
+            snapshot["digest"] = compute_digest(snapshot)
+            store.record_inspection(
+                snapshot, server=name, ok=True, error=None, started_at="2026-10-20T10:00:00Z", duration_s=1
+            )
+    mcpdex("report", "--out", str(tmp_path / "site"), "--registry", url)
+    page, problems = open_page(
+        browser, tmp_path / "site" / "index.html", viewport={"width": 1280, "height": 900}
+    )
+    sizes = page.evaluate(
+        """() => ({
+            page: document.documentElement.scrollWidth - window.innerWidth,
+            table: [...document.querySelectorAll('.table-wrap')].map(w => w.scrollWidth - w.clientWidth),
+        })"""
+    )
+    shot(page, "long-names-index")
+    assert sizes["page"] <= 1 and all(extra <= 1 for extra in sizes["table"]), sizes
+    assert problems == []
+    page.close()
