@@ -23,8 +23,10 @@ from typing import Any, TypedDict
 from markupsafe import Markup
 
 from registry.errors import UsageError
+from registry.rules import TEXT_DIFF_RULES
 from registry.snapshot import server_version, sorted_json
 from registry.templating import environment, render
+from registry.textdiff import line_diff
 
 SITE_FORMAT = "mcpdex.site/1"
 MANIFEST_FORMAT = "mcpdex.manifest/1"
@@ -344,6 +346,10 @@ def _change_view(change: dict[str, Any]) -> dict[str, Any]:
         "has_after": change.get("after") is not None,
         "before": pretty_json(change.get("before")),
         "after": pretty_json(change.get("after")),
+        # A changed text is read as a line diff, not as two JSON strings full of \n.
+        "line_diff": line_diff(change.get("before"), change.get("after"))
+        if change.get("rule") in TEXT_DIFF_RULES
+        else None,
     }
 
 

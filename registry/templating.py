@@ -18,6 +18,7 @@ from markupsafe import Markup, escape
 from registry.paths import templates_dir
 from registry.printable import escape_controls
 from registry.rules import TEXT_DIFF_RULES
+from registry.textdiff import line_diff
 
 
 def counted(count: int, singular: str, plural: str | None = None) -> str:
@@ -101,6 +102,7 @@ def environment(user_dir: str | None = None) -> jinja2.Environment:
     env.filters["code_spans"] = code_spans
     env.filters["version_tag"] = version_tag
     env.globals["text_diff_rules"] = TEXT_DIFF_RULES
+    env.globals["line_diff"] = line_diff
     return env
 
 

@@ -578,3 +578,38 @@ def test_a_server_never_inspected_successfully_shows_as_never_inspected_with_its
     assert row.split(" memory ")[0].count("first version") == 0
     assert "never inspected: npx -y down: command 'npx' not found; check the command and PATH" in row
     assert "server stderr" not in row
+
+
+def test_a_changed_description_is_shown_as_a_line_diff_in_html_markdown_and_text() -> None:
+    from registry.changelog import build_changelog, render_changelog
+    from registry.gate import evaluate, render_report
+
+    old_text = "Search notes.\nReturns matches.\nUse for lookups.\nKeep it short.\nEnds here."
+    new_text = "Search notes.\nReturns matches.\nUse for lookups.\nKeep it shorter.\nEnds here."
+    before = make_server("notes", tools=[make_tool("search", description=old_text)]).snapshot
+    after = make_server("notes", tools=[make_tool("search", description=new_text)]).snapshot
+    changes = [dict(change) for change in diff_snapshots(before, after)]
+    server = make_server("notes", tools=[make_tool("search", description=new_text)])
+    server.versions[-1]["changes"] = changes
+    page = render_site([server])["servers/notes/index.html"].decode()
+    block = unescape(re.search(r'<pre class="line-diff">(.*?)</pre>', page, re.S).group(1))
+    shown = re.sub(r"<[^>]+>", "", block).splitlines()
+    assert shown == [
+        "  Returns matches.",
+        "  Use for lookups.",
+        "- Keep it short.",
+        "+ Keep it shorter.",
+        "  Ends here.",
+    ]
+    assert "\\n" not in page.split('id="changelog"')[1]
+    report = evaluate(before, after)
+    for text in (render_report(report, "markdown"), render_report(report, "text")):
+        lines = [line.strip() for line in text.splitlines()]
+        assert "- Keep it short." in lines and "+ Keep it shorter." in lines, text
+        assert "- Search notes." not in lines and "+ Search notes." not in lines, text
+    history = [
+        {"label": "1.0.0", "digest": "sha256:1", "first_seen": "2026-09-17T08:00:00Z", "snapshot": before},
+        {"label": "1.1.0", "digest": "sha256:2", "first_seen": "2026-09-18T08:00:00Z", "snapshot": after},
+    ]
+    text_log = render_changelog(build_changelog("notes", history), "text")
+    assert "- Keep it short." in text_log and "+ Keep it shorter." in text_log
