@@ -28,7 +28,8 @@ def _escape(match: re.Match[str]) -> str:
 
 def escape_controls(text: str) -> str:
     """``text`` with each control character written as its escape (``\\x1b``)."""
-    return _CONTROLS.sub(_escape, text)
+    # Most text has none; searching first skips building a new string for it.
+    return text if _CONTROLS.search(text) is None else _CONTROLS.sub(_escape, text)
 
 
 def escape_controls_in(value: T) -> T:

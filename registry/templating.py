@@ -37,18 +37,17 @@ _CODE_SPAN = re.compile(r"`([^`\n]+)`")
 
 def code_spans(text: object) -> Markup:
     """Escape ``text``, then show its `backticked` names as code (escaping first keeps it inert)."""
-    escaped = escape(text)
+    escaped = escape(_finalize(text))
     if "`" not in escaped:  # most reasons and findings name nothing
         return escaped
     return Markup(_CODE_SPAN.sub(r"<code>\1</code>", str(escaped)))
 
 
 def _finalize(value: Any) -> Any:
-    """Every value a template prints, control characters escaped (a NUL or BEL in a page, an escape
-    sequence in text); escaping adds no markup, so safe Markup stays safe."""
-    if isinstance(value, Markup):
-        return Markup(escape_controls(str(value)))
-    if isinstance(value, str):
+    """Every string a template prints, control characters escaped (a NUL or BEL in a page, an escape
+    sequence in text). Markup passes as it is: ours, or made by a macro or filter that escaped its
+    own strings (a macro's expressions pass here too), so large rendered parts are not scanned twice."""
+    if type(value) is str:
         return escape_controls(value)
     return value
 
