@@ -11,9 +11,7 @@ import click
 
 from registry.errors import UsageError
 
-DATABASE_HELP = (
-    "An SQLite PATH, sqlite:///PATH or postgresql://… (default: MCPDEX_REGISTRY, else data dir)."
-)
+DATABASE_HELP = "An SQLite PATH, sqlite:///PATH or postgresql://… (default: MCPDEX_REGISTRY, else data dir)."
 SERVICE_HELP = "An SQLite PATH, postgresql://… or an mcpdex serve URL (default: as for a database)."
 
 
