@@ -12,6 +12,7 @@ import sys
 import click
 
 from registry.errors import MCPDexError
+from registry.printable import escape_controls
 
 # name -> (module under registry.commands, one-line help shown by `mcpdex --help`)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -65,7 +66,8 @@ def main() -> None:
         # standalone_mode=False lets MCPDexError reach us; ctx.exit(n) comes back as the return value.
         status = cli.main(standalone_mode=False)
     except MCPDexError as exc:
-        click.echo(f"mcpdex: error: {exc}", err=True)
+        # The reason may quote a server's name or stderr: never let it drive the terminal.
+        click.echo(f"mcpdex: error: {escape_controls(str(exc))}", err=True)
         sys.exit(exc.exit_code)
     except click.exceptions.Abort:
         click.echo("mcpdex: aborted", err=True)

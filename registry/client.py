@@ -263,9 +263,9 @@ def open_registry(url: str | None = None, *, timeout: float = 30.0) -> Store | S
     """The registry ``url`` names: a database (``open_store``), or an ``mcpdex serve`` service for http(s),
     whose every request has ``timeout`` seconds. None is the default registry, which ``MCPDEX_REGISTRY``
     may name as either."""
-    from registry.paths import default_registry_url
+    from registry.paths import resolve_registry_url
 
-    url = url or default_registry_url()
+    url = resolve_registry_url(url)
     if is_service_url(url):
         return ServiceRegistry(url, timeout=timeout)
     from registry.store import open_store

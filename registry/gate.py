@@ -25,6 +25,7 @@ from registry.diff import Change, diff_snapshots, fingerprint, summarize
 from registry.errors import UsageError
 from registry.rules import AREA_LABELS, LEVELS, RULES_BY_ID, TEXT_DIFF_RULES, level_rank, rule
 from registry.snapshot import canonical_json, server_version
+from registry.textdiff import line_diff
 
 REPORT_FORMAT = "mcpdex.check/1"
 OUTPUT_FORMATS = ("text", "json", "markdown", "github", "junit", "sarif")
@@ -331,11 +332,10 @@ def render_text(report: dict[str, Any], color: bool = False) -> str:
         lines.append(f"  {tag} {change['where']}{style(status, dim=True)}")
         lines.append(f"            {change['message']}")
         if change["rule"] in TEXT_DIFF_RULES:
+            colour = {"-": "red", "+": "green"}
             lines += [
-                style(f"            - {line}", fg="red") for line in (change["before"] or "").splitlines()
-            ]
-            lines += [
-                style(f"            + {line}", fg="green") for line in (change["after"] or "").splitlines()
+                style(f"            {mark} {line}".rstrip(), fg=colour.get(mark), dim=mark not in colour)
+                for mark, line in line_diff(change["before"], change["after"])
             ]
         lines.append(style(f"            {change['rule']} · fingerprint {change['fingerprint']}", dim=True))
     for stale in report["staleIgnores"]:
@@ -466,7 +466,15 @@ def render_sarif(report: dict[str, Any], file: str | None = None) -> str:
 
 
 def render_report(report: dict[str, Any], fmt: str, *, color: bool = False, file: str | None = None) -> str:
-    """``report`` in one of OUTPUT_FORMATS; ``file`` is the baseline path annotations point at."""
+    """``report`` in one of OUTPUT_FORMATS; ``file`` is the baseline path annotations point at.
+
+    Outside JSON (which escapes them itself), control characters the servers wrote are escaped
+    before any colour or markup is added.
+    """
+    if fmt not in ("json", "sarif"):
+        from registry.printable import escape_controls_in
+
+        report = escape_controls_in(report)
     if fmt == "text":
         return render_text(report, color=color)
     if fmt == "json":

@@ -39,6 +39,8 @@ _SIGTERM_GRACE_S = 1.0
 _SHUTDOWN_RESERVE_S = 2.0
 # After SIGKILL the process is gone in milliseconds; this only bounds waiting to reap it.
 _REAP_WAIT_S = 0.3
+# Falling back to the handshake on a fresh connection is worth it only with this much time left.
+_FALLBACK_MIN_S = 1.0
 # A server whose cursors never end would page forever; this bounds it (with a problem recorded).
 MAX_PAGES = 1000
 _STDERR_TAIL_LINES = 15
@@ -257,7 +259,7 @@ async def _inspect_async(
     with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
         try:
             with anyio.fail_after(timeout):
-                result = await _session(target, era, wire, errlog, stop_by - reserve, stop_by)
+                result = await _negotiated_session(target, era, wire, errlog, stop_by - reserve, stop_by)
         except InspectionError as exc:
             raise InspectionError(_with_stderr(str(exc), errlog)) from None
         except BaseException as exc:
@@ -274,6 +276,44 @@ async def _inspect_async(
         result["versionLabel"] = version_label
     result["digest"] = compute_digest(result)
     return result
+
+
+async def _negotiated_session(
+    target: Target, era: str, wire: _Wire, errlog: Any, work_by: float, stop_by: float
+) -> dict[str, Any]:
+    """:func:`_session`; under ``auto``, a server that died or fell silent on the ``server/discover``
+    probe (Python SDK 1.1 servers crash on an unknown method) is inspected again over a fresh
+    connection with the initialize handshake (a stdio server is restarted once), and its problems
+    say so."""
+    import anyio
+
+    if era != "auto":
+        return await _session(target, era, wire, errlog, work_by, stop_by)
+    try:
+        return await _session(target, era, wire, errlog, work_by, stop_by)
+    except Exception as exc:  # cancellation is a BaseException and propagates
+        if not _died_on_probe(exc, wire) or work_by - anyio.current_time() < _FALLBACK_MIN_S:
+            raise
+    again = "restarted it" if target.transport == "stdio" else "connected again"
+    result = await _session(target, "legacy", wire, errlog, work_by, stop_by)
+    result["problems"].insert(
+        0,
+        {
+            "code": "discover-crashed",
+            "where": "server/discover",
+            "message": "the server stopped answering after the server/discover probe (it should answer "
+            f"-32601 Method not found); mcpdex {again} and used the initialize handshake",
+        },
+    )
+    return result
+
+
+def _died_on_probe(exc: BaseException, wire: _Wire) -> bool:
+    """Whether the connection closed or went silent after a ``server/discover`` nothing answered."""
+    from mcp import MCPError
+
+    lost = any(isinstance(leaf, MCPError) and leaf.code in (-32000, -32001) for leaf in _leaves(exc))
+    return lost and wire.unanswered("server/discover") and wire.handshake_result() is None
 
 
 async def _session(
@@ -423,13 +463,15 @@ async def _list_all(
             # Recorded item by item below; the raw page is still on the wire.
             pass
         except MCPError as exc:
+            if exc.code == -32601 and page == 0:
+                # "Method not found" on the first page means none: a server that advertises
+                # resources need not implement resources/templates/list, nor any list at all.
+                return items
             if not required:
                 problems.append(
                     {"code": "list-failed", "where": method, "message": f"{method} failed: {exc}"}
                 )
                 return items
-            if exc.code == -32601 and page == 0:
-                return items  # no tools at all: the server does not implement tools/list
             if exc.code == -32000:
                 raise InspectionError(
                     f"the server closed the connection during {method} page {page + 1} (it exited or crashed)"
@@ -564,14 +606,19 @@ async def _stdio(target: Target, errlog: Any, stop_by: float | None) -> AsyncIte
 
     Our own rather than the SDK's ``stdio_client``, whose fixed 2 s + 2 s stop can overrun a short
     deadline: here each polite step ends at ``stop_by`` (an ``anyio.current_time()``), and the
-    whole group is SIGKILLed then, so neither the server nor anything it spawned outlives us.
+    whole group is SIGKILLed then; what left the group (``setsid()``) is found and ended by
+    ``registry.processes``, so neither the server nor anything it spawned outlives us.
     """
     import anyio
     from mcp.client.stdio import get_default_environment
 
+    from registry import processes
+
+    processes.become_subreaper()
+    mark = processes.new_mark()
     process = await anyio.open_process(
         target.argv,
-        env=get_default_environment() | target.env,
+        env=get_default_environment() | target.env | mark,
         stderr=errlog,
         cwd=target.cwd,
         start_new_session=True,
@@ -612,7 +659,7 @@ async def _stdio(target: Target, errlog: Any, stop_by: float | None) -> AsyncIte
         finally:
             # Shielded so a cancelled inspection still stops the server; every wait is bounded.
             with anyio.CancelScope(shield=True):
-                await _stop(process, stop_by)
+                await _stop(process, stop_by, mark)
             tasks.cancel_scope.cancel()
 
 
@@ -629,11 +676,17 @@ def _parse_line(line: bytes) -> Any:
         return exc
 
 
-async def _stop(process: Any, stop_by: float | None) -> None:
-    """Close stdin, then SIGTERM the group, then SIGKILL it; reap the server. Ends by ``stop_by``."""
+async def _stop(process: Any, stop_by: float | None, mark: dict[str, str]) -> None:
+    """Close stdin, then SIGTERM the group, then SIGKILL it; reap the server; then end every other
+    descendant (those that left the group with setsid() included). Ends by ``stop_by``."""
     import signal
 
     import anyio
+
+    from registry import processes
+
+    # Read while the server lives: once it exits, its children's parentage no longer leads to it.
+    strays = processes.descendants(process.pid)
 
     def until(grace: float) -> float:
         end = anyio.current_time() + grace
@@ -648,6 +701,7 @@ async def _stop(process: Any, stop_by: float | None) -> None:
     _signal_group(process.pid, signal.SIGKILL)
     with anyio.move_on_after(_REAP_WAIT_S):
         await process.aclose()
+    processes.end((strays | processes.marked(mark)) - {process.pid})
 
 
 async def _exited(process: Any, end: float) -> bool:
@@ -703,6 +757,13 @@ class _Wire:
                 response = self._response(request.get("id"))
                 return None if response is None else response.get("result")
         return None
+
+    def unanswered(self, method: str) -> bool:
+        """Whether ``method`` was sent and no response to it came back."""
+        return any(
+            request.get("method") == method and self._response(request.get("id")) is None
+            for request in self.sent
+        )
 
     def handshake_result(self) -> dict | None:
         for method in ("initialize", "server/discover"):

@@ -20,13 +20,19 @@ def data_dir(*, create: bool = True) -> Path:
     return path
 
 
-def default_registry_url() -> str:
-    """``MCPDEX_REGISTRY`` if set, else an SQLite file in the data directory.
+def resolve_registry_url(url: str | None) -> str:
+    """The registry a ``--registry`` value names: ``url``, else ``MCPDEX_REGISTRY``, else an SQLite file
+    in the data directory. A plain path (no ``scheme://``) is an SQLite file.
 
     Nothing is created here: a read of a registry that is not there finds nothing, and the store
     makes the file and its folder on its first write.
     """
-    return os.environ.get("MCPDEX_REGISTRY") or f"sqlite:///{data_dir(create=False) / 'registry.sqlite'}"
+    url = url or os.environ.get("MCPDEX_REGISTRY")
+    if not url:
+        return f"sqlite:///{data_dir(create=False) / 'registry.sqlite'}"
+    if "://" not in url:
+        return f"sqlite:///{Path(url).expanduser().absolute()}"
+    return url
 
 
 def templates_dir() -> Path:

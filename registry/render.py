@@ -23,8 +23,10 @@ from typing import Any, TypedDict
 from markupsafe import Markup
 
 from registry.errors import UsageError
+from registry.rules import TEXT_DIFF_RULES
 from registry.snapshot import server_version, sorted_json
 from registry.templating import environment, render
+from registry.textdiff import line_diff
 
 SITE_FORMAT = "mcpdex.site/1"
 MANIFEST_FORMAT = "mcpdex.manifest/1"
@@ -344,6 +346,10 @@ def _change_view(change: dict[str, Any]) -> dict[str, Any]:
         "has_after": change.get("after") is not None,
         "before": pretty_json(change.get("before")),
         "after": pretty_json(change.get("after")),
+        # A changed text is read as a line diff, not as two JSON strings full of \n.
+        "line_diff": line_diff(change.get("before"), change.get("after"))
+        if change.get("rule") in TEXT_DIFF_RULES
+        else None,
     }
 
 
@@ -604,6 +610,7 @@ def summary_row(server: ServerData, slug: str) -> dict[str, Any]:
         "tier_rank": _TIER_RANK.get(roll_up["tier"], len(TIERS)) if roll_up else len(TIERS),
         "last": inspections[0] if inspections else None,
         "change_level": _top_level(latest_changes) or ("none" if len(server.versions) > 1 else ""),
+        "recorded": bool(server.versions),
         "version_count": len(server.versions),
     }
 
@@ -851,7 +858,8 @@ def render_index_files(
     rows: Sequence[dict[str, Any]], *, template_dir: str | None = None
 ) -> dict[str, bytes]:
     """``index.html`` and ``index.json`` from the servers' ``summary_row``s."""
-    rows = sorted(rows, key=lambda row: row["name"])
+    # Case-insensitively, as a reader scans a list (awslabs between Asana and Context7); ties by case.
+    rows = sorted(rows, key=lambda row: (row["name"].casefold(), row["name"]))
     html = render(
         "index.html.j2",
         template_dir,

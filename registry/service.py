@@ -41,6 +41,7 @@ from starlette.routing import Route
 from registry.changelog import build_changelog
 from registry.errors import MCPDexError, NotFoundError, SnapshotError
 from registry.gate import evaluate
+from registry.names import server_name_problem
 from registry.snapshot import compute_digest, parse_snapshot, server_version
 from registry.store import RecordRejected, SubmissionKey, SubmissionKeyReused, utc_timestamp
 from registry.strict_json import MAX_JSON_DEPTH, JSONValueError, check_json, finite_or_none
@@ -51,11 +52,6 @@ log = logging.getLogger("mcpdex.serve")
 MAX_BODY_BYTES = 4 * 1024 * 1024
 SNAPSHOT_SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "snapshot.schema.json"
 
-# A server name is one or more '/'-separated segments (``mcp-servers/everything``); the first may
-# start with '@' like an npm scope. Segments that are route words would make URLs ambiguous.
-_NAME_SHAPE = re.compile(r"^@?[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)*$")
-_ROUTE_WORDS = frozenset({"versions", "changelog", "score", "inspections", "compatibility", "snapshot"})
-_MAX_NAME = 200
 _MAX_LABEL = 128
 # Visible ASCII only: a UUID fits many times over, and the key is stored and compared as sent.
 _IDEMPOTENCY_KEY = re.compile(r"^[\x21-\x7e]{1,128}$")
@@ -135,19 +131,9 @@ def _fix_for(error: jsonschema.exceptions.ValidationError) -> str:
 
 def check_server_name(name: str) -> str:
     """``name`` if a server may be recorded under it; ApiError 400 saying what is allowed otherwise."""
-    if len(name) > _MAX_NAME or not _NAME_SHAPE.match(name):
-        raise ApiError(
-            400,
-            "invalid_server_name",
-            f"server name {name[:80]!r} is not allowed: use letters, digits, '.', '_' and '-' in "
-            f"'/'-separated segments (at most {_MAX_NAME} characters, optional leading '@')",
-        )
-    if _ROUTE_WORDS.intersection(name.split("/")):
-        raise ApiError(
-            400,
-            "invalid_server_name",
-            f"server name {name!r} has a segment that is a route word ({', '.join(sorted(_ROUTE_WORDS))})",
-        )
+    problem = server_name_problem(name)
+    if problem is not None:
+        raise ApiError(400, "invalid_server_name", problem)
     return name
 
 

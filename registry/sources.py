@@ -4,7 +4,8 @@ Precedence, first match wins:
 
 1. an existing file → a snapshot file (``mcpdex inspect --out``, ``mcpdex.lock.json``);
 2. ``http://`` or ``https://`` → a live server over streamable HTTP;
-3. ``NAME`` or ``NAME@VERSION`` recorded in the registry → the stored snapshot (latest for ``NAME``);
+3. ``NAME`` or ``NAME@VERSION`` recorded in the registry → the stored snapshot (latest for ``NAME``),
+   looked up before any shell splitting, so names with spaces (``Notion API@1.0.0``) work;
    a single word with ``@`` that the registry does not know is an error, not a command;
 4. anything else → a shell-style command line (split like a POSIX shell) run over stdio.
 """
@@ -56,14 +57,16 @@ def split_server_spec(spec: str) -> tuple[str, str | None]:
 
 
 def _from_registry(spec: str, registry_url: str | None) -> dict[str, Any] | None:
-    if not spec or any(ch.isspace() for ch in spec):
+    if not spec.strip():
         return None
     name, version = split_server_spec(spec)
-    from registry.paths import default_registry_url
+    # A spec with a space not in the registry is a command line (`npx -y pkg@1`), not a missing name.
+    one_word = not any(ch.isspace() for ch in spec)
+    from registry.paths import resolve_registry_url
 
-    url = registry_url or default_registry_url()
+    url = resolve_registry_url(registry_url)
     if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).exists():
-        if version is not None:
+        if version is not None and one_word:
             raise NotFoundError(
                 f"{spec}: no registry at {url} to look it up in; pass --registry or a snapshot file"
             )
@@ -74,7 +77,7 @@ def _from_registry(spec: str, registry_url: str | None) -> dict[str, Any] | None
     try:
         known = {summary.name for summary in store.servers()}
         if name not in known:
-            if version is not None:
+            if version is not None and one_word:
                 raise NotFoundError(
                     f"{spec}: server {name!r} is not in the registry; "
                     "record it with `mcpdex inspect --save`, "

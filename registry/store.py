@@ -424,11 +424,17 @@ class Store:
         With ``key``, a key already recorded answers its first result (``replayed``) and records
         nothing; the same key with another fingerprint raises :class:`SubmissionKeyReused`. What no
         database could hold (a non-finite duration or number, a lone surrogate, nesting past
-        ``MAX_JSON_DEPTH``, text wider than its column, a time that is not RFC 3339) raises
-        :class:`RecordRejected` before anything is written, on SQLite and PostgreSQL alike.
+        ``MAX_JSON_DEPTH``, text wider than its column, a time that is not RFC 3339) and a ``server``
+        name the service would refuse raise :class:`RecordRejected` before anything is written, on
+        SQLite and PostgreSQL alike.
         """
         from sqlalchemy.exc import IntegrityError, OperationalError
 
+        from registry.names import server_name_problem
+
+        problem = server_name_problem(server)
+        if problem is not None:
+            raise RecordRejected("server", problem)
         started_at = utc_timestamp(started_at)
         if isinstance(duration_s, bool) or not isinstance(duration_s, int | float):
             raise RecordRejected("duration_s", f"duration_s must be a number of seconds, not {duration_s!r}")
@@ -802,9 +808,9 @@ class _Transaction:
 
 def open_store(url: str | None = None) -> Store:
     """Open the registry at ``url`` (None: the default registry); tables are created on first write."""
-    from registry.paths import default_registry_url
+    from registry.paths import resolve_registry_url
 
-    return Store(url or default_registry_url())
+    return Store(resolve_registry_url(url))
 
 
 def store_engine(store: Store) -> Engine:

@@ -16,7 +16,9 @@ import jinja2
 from markupsafe import Markup, escape
 
 from registry.paths import templates_dir
+from registry.printable import escape_controls
 from registry.rules import TEXT_DIFF_RULES
+from registry.textdiff import line_diff
 
 
 def counted(count: int, singular: str, plural: str | None = None) -> str:
@@ -24,15 +26,30 @@ def counted(count: int, singular: str, plural: str | None = None) -> str:
     return f"{count} {singular if count == 1 else plural or singular + 's'}"
 
 
+def version_tag(label: object) -> str:
+    """A version label as a heading shows it: ``v1.0.8`` for ``1.0.8``, and ``v1.0.8`` left as it is."""
+    text = str(label)
+    return f"v{text}" if text[:1].isdigit() else text
+
+
 _CODE_SPAN = re.compile(r"`([^`\n]+)`")
 
 
 def code_spans(text: object) -> Markup:
     """Escape ``text``, then show its `backticked` names as code (escaping first keeps it inert)."""
-    escaped = escape(text)
+    escaped = escape(_finalize(text))
     if "`" not in escaped:  # most reasons and findings name nothing
         return escaped
     return Markup(_CODE_SPAN.sub(r"<code>\1</code>", str(escaped)))
+
+
+def _finalize(value: Any) -> Any:
+    """Every string a template prints, control characters escaped (a NUL or BEL in a page, an escape
+    sequence in text). Markup passes as it is: ours, or made by a macro or filter that escaped its
+    own strings (a macro's expressions pass here too), so large rendered parts are not scanned twice."""
+    if type(value) is str:
+        return escape_controls(value)
+    return value
 
 
 # What ``getattr`` finds on a plain dict: its methods, and nothing a key could add.
@@ -78,10 +95,13 @@ def environment(user_dir: str | None = None) -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        finalize=_finalize,
     )
     env.filters["counted"] = counted
     env.filters["code_spans"] = code_spans
+    env.filters["version_tag"] = version_tag
     env.globals["text_diff_rules"] = TEXT_DIFF_RULES
+    env.globals["line_diff"] = line_diff
     return env
 
 

@@ -12,11 +12,15 @@ subscribed to it (2025-11-25 ``resources/subscribe``).
 from __future__ import annotations
 
 import functools
+import json
+import sys
 import weakref
+from collections.abc import AsyncIterator
 from importlib import metadata
 from typing import Annotated, Any, Literal, NotRequired
 
 import anyio
+import mcp_types
 import pydantic_core
 from mcp.server import MCPServer
 from mcp.server.connection import Connection
@@ -24,9 +28,15 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
+from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
 from mcp.types import (
+    INVALID_REQUEST,
+    PARSE_ERROR,
     CallToolResult,
     EmptyResult,
+    ErrorData,
+    JSONRPCError,
     SubscribeRequestParams,
     TextContent,
     ToolAnnotations,
@@ -48,6 +58,9 @@ QUERY_MAX = 2_048
 CONTEXT_MAX = 10_000
 RELATED_MAX = 20
 DEPTH_MAX = 3
+# Counts and positions (limit, observationLimit, index, offset): far above any real graph, and
+# inside SQLite's 64-bit integers, which a larger number would overflow.
+COUNT_MAX = 1_000_000_000
 EXCERPT_WIDTH = 160
 
 GRAPH_URI = "memory://knowledge-graph"
@@ -115,6 +128,7 @@ ObservationLimit = Annotated[
     Field(
         strict=True,
         ge=0,
+        le=COUNT_MAX,
         description="Return at most this many observations per entity (the first ones, in the order "
         "added), and add observationCount, the entity's total. 0 returns names, types and counts only. "
         "Omit for every observation.",
@@ -498,6 +512,7 @@ async def search_nodes(
         Field(
             strict=True,
             ge=1,
+            le=COUNT_MAX,
             description="Return at most this many matching entities (the first in stored order). "
             "Omit for every match.",
         ),
@@ -524,11 +539,21 @@ async def read_observation(
     entityName: Annotated[Name, Field(description="The exact name of the entity holding the observation")],
     index: Annotated[
         int,
-        Field(strict=True, ge=0, description="The observation's 0-based position, in the order added"),
+        Field(
+            strict=True,
+            ge=0,
+            le=COUNT_MAX,
+            description="The observation's 0-based position, in the order added",
+        ),
     ],
     offset: Annotated[
         int | None,
-        Field(strict=True, ge=0, description="Range mode: the first code point to return (default 0)"),
+        Field(
+            strict=True,
+            ge=0,
+            le=COUNT_MAX,
+            description="Range mode: the first code point to return (default 0)",
+        ),
     ] = None,
     limit: Annotated[
         int | None,
@@ -678,6 +703,30 @@ class MemoryServer(MCPServer):
             "resources/unsubscribe", UnsubscribeRequestParams, self._unsubscribe
         )
 
+    async def run_stdio_async(self) -> None:
+        """Serve over stdio; a line that is not a JSON-RPC message is answered with a JSON-RPC error.
+
+        The SDK drops such a line without a word, and its sender waits out its whole timeout: a
+        lone-surrogate escape, nesting deeper than the parser goes, or a message of the wrong shape.
+        """
+        import io
+
+        stdin = anyio.wrap_file(io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace"))
+        errors_in, errors_out = anyio.create_memory_object_stream[JSONRPCError](16)
+        async with stdio_server(stdin=_valid_lines(stdin, errors_in)) as (read_stream, write_stream):
+
+            async def answer_errors() -> None:
+                async with errors_out:
+                    async for error in errors_out:
+                        await write_stream.send(SessionMessage(error))
+
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(answer_errors)
+                await self._lowlevel_server.run(
+                    read_stream, write_stream, self._lowlevel_server.create_initialization_options()
+                )
+                tasks.cancel_scope.cancel()
+
     async def notify_subscribers(self, uri: str) -> None:
         """Send ``notifications/resources/updated`` for ``uri`` to every connection subscribed to it.
 
@@ -695,6 +744,40 @@ class MemoryServer(MCPServer):
     async def _unsubscribe(self, ctx: ServerRequestContext, params: UnsubscribeRequestParams) -> EmptyResult:
         self._graph_subscribers.get(_connection(ctx), set()).discard(params.uri)
         return EmptyResult()
+
+
+async def _valid_lines(lines: Any, errors: Any) -> AsyncIterator[str]:
+    """The lines of ``lines`` that are JSON-RPC messages; for each other one, an error sent to ``errors``."""
+    async with errors:
+        async for line in lines:
+            if not line.strip():
+                continue
+            try:
+                mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+            except ValueError as exc:
+                await errors.send(_rejection(line, exc))
+                continue
+            yield line
+
+
+def _rejection(line: str, exc: ValueError) -> JSONRPCError:
+    """The error answering ``line``: Invalid Request with the request's id when Python's JSON parser can
+    still read one (it takes lone surrogates), else Parse error with a null id, as JSON-RPC says."""
+    reason = exc.errors()[0]["msg"] if isinstance(exc, pydantic_core.ValidationError) else str(exc)
+    try:
+        message = json.loads(line)
+    except (ValueError, RecursionError):
+        return JSONRPCError(
+            jsonrpc="2.0", id=None, error=ErrorData(code=PARSE_ERROR, message=f"Parse error: {reason}")
+        )
+    request_id = message.get("id") if isinstance(message, dict) else None
+    if not isinstance(request_id, int | str) or isinstance(request_id, bool):
+        request_id = None
+    return JSONRPCError(
+        jsonrpc="2.0",
+        id=request_id,
+        error=ErrorData(code=INVALID_REQUEST, message=f"Invalid Request: {reason}"),
+    )
 
 
 def _connection(ctx: ServerRequestContext) -> Connection:

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import click
 
-DATABASE_HELP = "sqlite:///PATH or postgresql://… (default: MCPDEX_REGISTRY, else the data directory)."
-SERVICE_HELP = "sqlite:///PATH, postgresql://… or an mcpdex serve URL (default: as for a database)."
+from registry.errors import UsageError
+
+DATABASE_HELP = "An SQLite PATH, sqlite:///PATH or postgresql://… (default: MCPDEX_REGISTRY, else data dir)."
+SERVICE_HELP = "An SQLite PATH, postgresql://… or an mcpdex serve URL (default: as for a database)."
 
 
 def format_option(*choices: str, help: str = "Output format.") -> Callable[[Any], Any]:
@@ -16,6 +20,16 @@ def format_option(*choices: str, help: str = "Output format.") -> Callable[[Any]
     return click.option(
         "--format", "fmt", type=click.Choice(choices), default=choices[0], show_default=True, help=help
     )
+
+
+@contextmanager
+def writing(flag: str, path: str | Path) -> Iterator[None]:
+    """Writes to the output ``path`` (given as ``flag``) in this block fail as one line and exit 2."""
+    try:
+        yield
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise UsageError(f"{flag} {path}: cannot write there ({reason}); choose another path") from None
 
 
 def registry_option(help: str = DATABASE_HELP) -> Callable[[Any], Any]:

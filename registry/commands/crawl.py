@@ -130,7 +130,11 @@ def crawl(
     store = None
     if save:
         from registry.client import open_registry
+        from registry.names import server_name_problem
 
+        # Every entry is saved under its name: one the registry refuses stops the crawl before it starts.
+        for problem in filter(None, map(server_name_problem, targets)):
+            raise UsageError(f"{config}: {problem}; rename the entry")
         store = open_registry(registry_url)
 
     def record(result: CrawlResult) -> None:
@@ -188,8 +192,9 @@ def _progress(total: int) -> Any:
     @contextmanager
     def bar():
         if sys.stderr.isatty():
-            from rich.console import Console
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            from registry.printable import console as safe_console
 
             with Progress(
                 TextColumn("crawling"),
@@ -197,7 +202,7 @@ def _progress(total: int) -> Any:
                 MofNCompleteColumn(),
                 TimeElapsedColumn(),
                 TextColumn("{task.description}"),
-                console=Console(stderr=True),
+                console=safe_console(stderr=True),
                 transient=True,
             ) as progress:
                 task = progress.add_task("", total=total)
@@ -213,9 +218,10 @@ def _progress(total: int) -> Any:
 
 
 def _summary(rows: list[dict[str, Any]], elapsed: float) -> None:
-    from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
+
+    from registry.printable import console as safe_console
 
     table = Table(show_edge=False, pad_edge=False)
     for header in ("entry", "outcome", "server", "version", "tools", "problems", "time"):
@@ -233,7 +239,7 @@ def _summary(rows: list[dict[str, Any]], elapsed: float) -> None:
             str(row["problems"]) if row["ok"] else "-",
             f"{row['durationS']:.1f} s",
         )
-    console = Console(soft_wrap=False)
+    console = safe_console(soft_wrap=False)
     console.print(table)
     failed = sum(1 for r in rows if not r["ok"])
     console.print(f"{len(rows)} servers, {failed} failed, in {elapsed:.1f} s", highlight=False)

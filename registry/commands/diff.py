@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from registry.commands._options import format_option, registry_option
+from registry.commands._options import format_option, registry_option, writing
 from registry.rules import LEVELS
 
 
@@ -58,7 +58,8 @@ def rules(fmt: str, write_path: str | None) -> None:
     from registry.rules import RULES, rules_markdown
 
     if write_path:
-        Path(write_path).write_text(rules_markdown(), encoding="utf-8")
+        with writing("--write", write_path):
+            Path(write_path).write_text(rules_markdown(), encoding="utf-8")
         click.echo(f"wrote {len(RULES)} rules to {write_path}", err=True)
         return
     if fmt == "markdown":

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from registry.commands._options import format_option, registry_option
+from registry.commands._options import format_option, registry_option, writing
 from registry.commands._target import target_options
 from registry.rules import LEVELS
 
@@ -36,7 +36,8 @@ def lock(out: str, **target: Any) -> None:
     from registry.snapshot import dump_snapshot, server_version
 
     snapshot = snapshot_from_options(**target)
-    dump_snapshot(snapshot, out)
+    with writing("--out", out):
+        dump_snapshot(snapshot, out)
     click.echo(
         f"wrote {out}: {len(snapshot.get('tools') or [])} tools, "
         f"{(snapshot.get('server') or {}).get('name')} {server_version(snapshot)}",
@@ -154,7 +155,8 @@ def check(
     else:
         old, origin = _registry_baseline(registry_url, against, current)  # type: ignore[arg-type]
     if old is None:  # --update with no baseline yet: this run creates it
-        dump_snapshot(current, baseline_file)  # type: ignore[arg-type]
+        with writing("--baseline", baseline_file):  # type: ignore[arg-type]
+            dump_snapshot(current, baseline_file)  # type: ignore[arg-type]
         click.echo(f"wrote the first baseline to {baseline_file}", err=True)
         return 0
     report = evaluate(
@@ -173,7 +175,8 @@ def check(
         click.echo("appended the report to $GITHUB_STEP_SUMMARY", err=True)
     if update:
         if baseline_file:
-            dump_snapshot(current, baseline_file)
+            with writing("--baseline", baseline_file):
+                dump_snapshot(current, baseline_file)
             click.echo(f"updated the baseline {baseline_file}", err=True)
         else:
             _record(registry_url, against, current)  # type: ignore[arg-type]

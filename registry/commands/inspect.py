@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from registry.commands._options import SERVICE_HELP, format_option, registry_option
+from registry.commands._options import SERVICE_HELP, format_option, registry_option, writing
 from registry.commands._target import target_options
 
 if TYPE_CHECKING:
@@ -45,9 +45,17 @@ def inspect(
     from registry.commands._target import target_from_options
     from registry.errors import InspectionError, RegistryError
     from registry.inspect import inspect as run_inspection
+    from registry.printable import escape_controls
     from registry.snapshot import dump_snapshot, dumps_snapshot
 
     target_obj = target_from_options(**target)
+    if save:
+        # A registry or a name that cannot be saved to is refused now, not after the whole inspection.
+        from registry.client import open_registry
+
+        open_registry(registry_url).close()
+        if name or target_obj.name:
+            _check_name(name or target_obj.name)
     started_at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     started = time.perf_counter()
     try:
@@ -64,9 +72,12 @@ def inspect(
         raise
     duration = time.perf_counter() - started
     if out:
-        dump_snapshot(snapshot, out)
+        with writing("--out", out):
+            dump_snapshot(snapshot, out)
         click.echo(f"wrote {out}", err=True)
     key = name or target_obj.name or snapshot["server"].get("name") or "unnamed"
+    if save:
+        _check_name(key)
     previous, read = None, fmt == "text"
     if read:
         # Read before saving: the changes are those since the version recorded before this run.
@@ -79,7 +90,8 @@ def inspect(
     if save:
         recorded = _record(registry_url, snapshot, key, None, started_at, duration)
         state = "new version" if recorded.new_version else "unchanged"
-        click.echo(f"saved {recorded.server}@{recorded.version} ({state}, {recorded.digest[:19]})", err=True)
+        saved = f"saved {recorded.server}@{recorded.version} ({state}, {recorded.digest[:19]})"
+        click.echo(escape_controls(saved), err=True)
     if fmt == "json":
         click.echo(dumps_snapshot(snapshot), nl=False)
         return
@@ -91,6 +103,16 @@ def inspect(
         print_changes(previous, snapshot, key, new_side, registry_given=registry_url is not None)
     elif save and read:
         click.echo(f"first version of {key} in the registry", err=True)
+
+
+def _check_name(server: str) -> None:
+    """Refuse a name the registry would refuse, before anything is written."""
+    from registry.errors import UsageError
+    from registry.names import server_name_problem
+
+    problem = server_name_problem(server)
+    if problem is not None:
+        raise UsageError(f"{problem}; save under another name with --name NAME")
 
 
 def _latest_version(registry_url: str | None, server: str) -> VersionRecord | None:
@@ -244,24 +266,27 @@ def print_changes(
     ``new_side`` names this inspection for ``mcpdex diff`` (None: it has to be written with --out first).
     """
     from registry.gate import changes_summary, evaluate
+    from registry.printable import escape_controls
     from registry.rules import level_rank
 
     report = evaluate(previous.snapshot, snapshot, fail_on=None)
     seen = previous.last_seen[:16].replace("T", " ")
     since = f"since {server}@{previous.label} (last seen {seen} UTC)"
     if not report["changes"]:
-        click.echo(f"\nno changes {since}")
+        click.echo(escape_controls(f"\nno changes {since}"))
         return
-    click.echo(f"\n{since}: {changes_summary(report)}")
+    lines = [f"\n{since}: {changes_summary(report)}"]
     # sorted() is stable: within a level the changes keep the diff's order (by tool, area, path).
     changes = sorted(report["changes"], key=lambda change: -level_rank(change["level"]))
     for change in changes[:_CHANGES_LIMIT]:
-        click.echo(f"  {change['level'].upper():<9} {change['message']} ({change['rule']})")
+        lines.append(f"  {change['level'].upper():<9} {change['message']} ({change['rule']})")
     if len(changes) > _CHANGES_LIMIT:
-        click.echo(f"  and {len(changes) - _CHANGES_LIMIT} more")
+        lines.append(f"  and {len(changes) - _CHANGES_LIMIT} more")
     old_side = shlex.quote(f"{server}@{previous.label}")
     registry = " --registry URL" if registry_given else ""
     where = "" if new_side else " (write NEW.json with --out)"
-    click.echo(
+    lines.append(
         f"`mcpdex diff{registry} {old_side} {new_side or 'NEW.json'}` lists every change in full{where}"
     )
+    # The messages quote what the server wrote: its control characters are shown, not obeyed.
+    click.echo(escape_controls("\n".join(lines)))

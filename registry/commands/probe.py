@@ -130,10 +130,11 @@ def _yes(value: bool) -> str:
 
 def print_profile(profile: dict[str, Any]) -> None:
     """The readable form: feature table, conformance, token cost and latency."""
-    from rich.console import Console
     from rich.table import Table
 
-    console = Console(soft_wrap=False, highlight=False)
+    from registry.printable import console as safe_console
+
+    console = safe_console(soft_wrap=False, highlight=False)
     server = profile["server"]
     console.print(
         f"[bold]{server.get('name')}[/bold] {profile.get('versionLabel') or server.get('version')}"

@@ -92,12 +92,13 @@ def show(spec: str, registry_url: str | None, fmt: str) -> None:
 
 
 def _table(headers: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
-    from rich.console import Console
     from rich.table import Table
+
+    from registry.printable import console
 
     table = Table(show_edge=False, pad_edge=False)
     for header in headers:
         table.add_column(header)
     for row in rows:
         table.add_row(*row)
-    Console(soft_wrap=False).print(table)
+    console(soft_wrap=False).print(table)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from registry.commands._options import format_option, registry_option
+from registry.commands._options import format_option, registry_option, writing
 from registry.commands._target import target_options
 from registry.templating import counted
 
@@ -76,14 +76,16 @@ def report(
             raise UsageError(
                 "--format and --since apply to a report on one server; name a SNAPSHOT or TARGET"
             )
-        count, servers = write_site(
-            Path(out), registry_url=registry_url, template_dir=template_dir, jobs=jobs
-        )
+        with writing("--out", out):
+            count, servers = write_site(
+                Path(out), registry_url=registry_url, template_dir=template_dir, jobs=jobs
+            )
         click.echo(f"wrote {counted(count, 'file')} for {counted(servers, 'server')} to {out}", err=True)
         return
     text = render_one(target, fmt=fmt, since=since, registry_url=registry_url, template_dir=template_dir)
     if out:
-        Path(out).write_text(text, encoding="utf-8")
+        with writing("--out", out):
+            Path(out).write_text(text, encoding="utf-8")
         click.echo(f"wrote {out}", err=True)
     else:
         click.echo(text, nl=False)
@@ -97,11 +99,11 @@ def write_site(
     Servers are judged and rendered one at a time, in ``jobs`` worker processes (default: one per
     CPU), so memory stays flat however large the registry; the index is rendered last.
     """
-    from registry.paths import default_registry_url
+    from registry.paths import resolve_registry_url
     from registry.render import MANIFEST_NAME, render_index_files, server_slugs, site_manifest, stale_paths
     from registry.store import open_store
 
-    url = registry_url or default_registry_url()
+    url = resolve_registry_url(registry_url)
     with open_store(url) as store:
         slugs = server_slugs(summary.name for summary in store.servers())
     root = out.resolve()
@@ -198,10 +200,15 @@ def _write_files(root: Path, files: dict[str, bytes]) -> None:
 
 
 def _inside(root: Path, path: Path, relative: str) -> Path:
-    """The real ``path``, which must lie in ``root``: slugs never escape; this guards the writer anyway."""
+    """The real ``path``, which must lie in ``root``: slugs never escape, but a link in the folder could."""
     resolved = path.resolve()
     if not resolved.is_relative_to(root):
-        raise RuntimeError(f"refusing to write outside {root}: {relative}")
+        from registry.errors import UsageError
+
+        raise UsageError(
+            f"--out {root}: {relative} is a link to {resolved}, outside the folder; "
+            "remove the link or choose another folder"
+        )
     return resolved
 
 
@@ -288,14 +295,14 @@ def _single_spec(target: dict[str, Any]) -> str | None:
 
 def _from_registry(target: dict[str, Any], registry_url: str | None) -> ServerData | None:
     """``SERVER`` or ``SERVER@VERSION`` recorded in the registry, with its history; None otherwise."""
-    from registry.paths import default_registry_url
+    from registry.paths import resolve_registry_url
     from registry.sources import split_server_spec
     from registry.store import open_store
 
     spec = _single_spec(target)
-    if spec is None or Path(spec).exists() or any(ch.isspace() for ch in spec) or "://" in spec:
+    if spec is None or Path(spec).exists() or "://" in spec:
         return None
-    url = registry_url or default_registry_url()
+    url = resolve_registry_url(registry_url)
     if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).exists():
         return None
     name, version = split_server_spec(spec)

@@ -11,6 +11,7 @@ import click
 
 from registry.commands._options import format_option, registry_option
 from registry.commands._target import target_options
+from registry.printable import escape_controls
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -86,7 +87,9 @@ def score(
     if failing:
         names = ", ".join(f"{card['name']} ({card['tier']} {card['total']})" for card in failing[:5])
         click.echo(
-            f"mcpdex: gate failed: {len(failing)} tool(s) below {_bar_text(min_tier, min_score)}: {names}",
+            escape_controls(
+                f"mcpdex: gate failed: {len(failing)} tool(s) below {_bar_text(min_tier, min_score)}: {names}"
+            ),
             err=True,
         )
         return 1
@@ -153,11 +156,11 @@ def worst_justifications(scorecard: dict[str, Any], limit: int | None) -> list[d
 
 def text_console() -> Console:
     """The console text results are printed on (stdout)."""
-    from rich.console import Console
+    from registry.printable import console
 
     # Piped output is not squeezed into 80 columns, and long lines are not wrapped, so it greps cleanly.
     tty = sys.stdout.isatty()
-    return Console(highlight=False, width=None if tty else 200, soft_wrap=not tty)
+    return console(highlight=False, width=None if tty else 200, soft_wrap=not tty)
 
 
 def roll_up_line(roll_up: dict[str, Any]) -> str:

@@ -78,3 +78,13 @@ def test_crawl_rejects_unknown_only_names(tmp_path):
     config.write_text(json.dumps({"mcpServers": {"a": {"command": "x"}}}))
     result = crawl(config, f"sqlite:///{tmp_path / 'r.sqlite'}", "--only", "b")
     assert result.returncode == 2 and "--only b: not in" in result.stderr
+
+
+def test_crawl_save_refuses_an_entry_name_the_registry_would_refuse_before_starting(tmp_path):
+    config = tmp_path / "servers.json"
+    marker = tmp_path / "started"
+    command = {"command": sys.executable, "args": ["-c", f"open({str(marker)!r}, 'w')"]}
+    config.write_text(json.dumps({"mcpServers": {"good one": command, "../evil\u001b[2J": command}}))
+    result = crawl(config, f"sqlite:///{tmp_path / 'r.sqlite'}", "--save")
+    assert result.returncode == 2 and "is not allowed" in result.stderr and "\x1b" not in result.stderr
+    assert not marker.exists() and not (tmp_path / "r.sqlite").exists()

@@ -78,3 +78,31 @@ def test_rules_lists_every_rule_and_writes_the_docs(tmp_path: Path) -> None:
     written = mcpdex("rules", "--write", str(tmp_path / "rules.md"))
     assert written.returncode == 0
     assert (tmp_path / "rules.md").read_text(encoding="utf-8") == rules_markdown()
+
+
+def test_registry_names_with_spaces_are_targets_of_diff_score_and_report(tmp_path: Path) -> None:
+    from registry.store import open_store
+
+    url = f"sqlite:///{tmp_path / 'r.sqlite'}"
+    with open_store(url) as store:
+        for version, tool in (("1.0.0", TOOL), ("1.1.0", TIGHTER)):
+            store.record_inspection(
+                snap(version, tool),
+                server="Notion API",
+                ok=True,
+                error=None,
+                started_at="2026-11-29T00:00:00Z",
+                duration_s=0.1,
+            )
+    result = mcpdex("diff", "Notion API@1.0.0", "Notion API@1.1.0", "--registry", url, "--format", "json")
+    assert result.returncode == 0, result.stderr
+    assert "input-bound-tightened" in [c["rule"] for c in json.loads(result.stdout)["changes"]]
+    scored = mcpdex("score", "--registry", url, "--format", "json", "Notion API@1.1.0")
+    assert scored.returncode == 0, scored.stderr
+    assert [tool["name"] for tool in json.loads(scored.stdout)["tools"]] == ["search"]
+    reported = mcpdex("report", "--registry", url, "--format", "json", "Notion API")
+    assert reported.returncode == 0, reported.stderr
+    assert [v["label"] for v in json.loads(reported.stdout)["versions"]] == ["1.0.0", "1.1.0"]
+    # A command line with a space and an @ that the registry does not know is still run as a command.
+    missing = mcpdex("diff", "Notion API@1.0.0", "no-such-command-x arg@2", "--registry", url)
+    assert missing.returncode == 2 and "command 'no-such-command-x' not found" in missing.stderr

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import subprocess
 import sys
 import time
@@ -217,3 +220,67 @@ def test_failed_inspection_is_saved_under_the_given_name(tmp_path):
     with open_store(registry) as store:
         (inspection,) = store.inspections("ghost")
     assert not inspection.ok and "not found" in inspection.error
+
+
+def test_list_methods_answered_method_not_found_mean_none_not_a_problem():
+    snapshot = inspect(argv("resources_without_templates.py"), timeout=10, protocol_era="legacy")
+    assert [r["name"] for r in snapshot["resources"]] == ["readme"]
+    assert snapshot["resourceTemplates"] == [] and snapshot["prompts"] == []
+    assert snapshot["problems"] == []
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie has ended: it only waits to be reaped)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc (Linux)")
+def test_grandchildren_that_call_setsid_do_not_outlive_the_inspection(tmp_path):
+    pid_file = tmp_path / "grandchild.pid"
+    result = mcpdex(
+        "inspect",
+        "--protocol-era",
+        "legacy",
+        "--timeout",
+        "20",
+        "--",
+        *argv("setsid_grandchild.py"),
+        str(pid_file),
+    )
+    assert result.returncode == 0, result.stderr
+    pids = []
+    for path in (pid_file, Path(f"{pid_file}.2")):
+        deadline = time.monotonic() + 5
+        while not path.exists() or not path.read_text():
+            assert time.monotonic() < deadline, f"{path.name} was never written"
+            time.sleep(0.05)
+        pids.append(int(path.read_text()))
+    try:
+        deadline = time.monotonic() + 2
+        while any(alive(pid) for pid in pids) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert [pid for pid in pids if alive(pid)] == []
+    finally:
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+
+
+def test_auto_era_restarts_a_server_that_exits_on_the_probe_and_uses_the_handshake():
+    started = time.perf_counter()
+    snapshot = inspect(argv("exits_on_discover.py"), timeout=20, protocol_era="auto")
+    assert time.perf_counter() - started < 10
+    assert [t["name"] for t in snapshot["tools"]] == ["still_here"]
+    assert snapshot["source"]["protocolEra"] == "legacy" and snapshot["source"]["requestedEra"] == "auto"
+    assert snapshot["problems"][0]["code"] == "discover-crashed"
+
+
+def test_auto_era_without_a_probe_to_blame_does_not_restart(tmp_path):
+    # The server crashes on the second tools/list page: a failure after the handshake is reported as is.
+    result = mcpdex("inspect", "--timeout", "20", "--", *argv("exits_mid_listing.py"))
+    assert result.returncode == 2 and "closed the connection" in result.stderr
+    assert result.stderr.count("lost the database connection while listing") == 1

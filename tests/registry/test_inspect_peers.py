@@ -98,6 +98,30 @@ def test_old_python_time_server_reports_its_sdk_version_and_label_overrides_it(p
     assert "outputSchema" not in tools["get_current_time"]
 
 
+@pytest.mark.slow
+def test_auto_falls_back_to_the_handshake_when_an_sdk_1_1_server_dies_on_the_probe(py_peer):
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "registry",
+            "inspect",
+            "--timeout",
+            "40",
+            "--",
+            py_peer("time-sdk11", "mcp-server-time"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    head = result.stdout.splitlines()[0]
+    assert head.startswith("mcp-time 1.1.3  protocol 2024-11-05 (legacy)"), head
+    assert "problem discover-crashed at server/discover" in result.stdout
+    assert "restarted it and used the initialize handshake" in result.stdout
+
+
 def test_modern_era_pinned_against_handshake_only_server_fails_with_the_way_out(npm_peer, tmp_path):
     # Pinned, the SDK sends no handshake and the TypeScript server would still list its tools
     # anonymously; server/discover shows it does not speak 2026-07-28, and that is the reason.

@@ -515,3 +515,101 @@ def test_a_tool_whose_arrival_trips_a_poisoning_lint_dates_from_that_version(bef
         "first": "1.1.2",
         "changed": [],
     }
+
+
+def server_with_labels(name: str, labels: tuple[str, str]) -> ServerData:
+    server = make_server(name)
+    for version, label in zip(server.versions, labels, strict=True):
+        version["label"] = label
+    server.snapshot["server"]["version"] = labels[-1]
+    return server
+
+
+def test_a_version_label_that_starts_with_v_is_not_shown_as_vv() -> None:
+    files = render_site([server_with_labels("memory", ("v1.0.7", "1.0.8"))])
+    pages = [body.decode() for path, body in files.items() if path.endswith(".html")]
+    assert not any("vv1" in page for page in pages)
+    server_page = visible_text(files["servers/memory/index.html"])
+    assert "v1.0.7" in server_page and "v1.0.8" in server_page
+
+
+def test_the_index_sorts_server_names_case_insensitively() -> None:
+    names = ["Context7", "Notion", "awslabs", "Playwright", "calculator", "Slack"]
+    index = visible_text(render_site([make_server(name) for name in names])["index.html"])
+    positions = [index.index(f" {name} ") for name in sorted(names, key=str.casefold)]
+    assert positions == sorted(positions)
+    rows = json.loads(render_site([make_server(name) for name in names])["index.json"])["servers"]
+    assert [row["name"] for row in rows] == [
+        "awslabs",
+        "calculator",
+        "Context7",
+        "Notion",
+        "Playwright",
+        "Slack",
+    ]
+
+
+def test_a_tool_description_sits_under_a_description_heading() -> None:
+    files = render_site([make_server("memory")])
+    for path in ("servers/memory/index.html", "servers/memory/tools/memory_read.html"):
+        page = files[path].decode()
+        heading = re.search(r"<h\d>([^<]+)</h\d>\s*<div class=\"prose clip\"><bdi>Read one note by id.", page)
+        assert heading and heading.group(1) == "Description", path
+
+
+def test_a_server_never_inspected_successfully_shows_as_never_inspected_with_its_last_error() -> None:
+    never = ServerData(
+        name="down",
+        snapshot={},
+        versions=[],
+        scorecard=None,
+        inspections=[
+            {
+                "at": "2026-09-18T10:00:00Z",
+                "ok": False,
+                "error": "npx -y down: command 'npx' not found; check the command and PATH\nserver stderr: x",
+                "duration_s": 0.2,
+                "version": None,
+            }
+        ],
+    )
+    index = visible_text(render_site([never, make_server("memory")])["index.html"])
+    row = index[index.index(" down ") :]
+    assert row.split(" memory ")[0].count("first version") == 0
+    assert "never inspected: npx -y down: command 'npx' not found; check the command and PATH" in row
+    assert "server stderr" not in row
+
+
+def test_a_changed_description_is_shown_as_a_line_diff_in_html_markdown_and_text() -> None:
+    from registry.changelog import build_changelog, render_changelog
+    from registry.gate import evaluate, render_report
+
+    old_text = "Search notes.\nReturns matches.\nUse for lookups.\nKeep it short.\nEnds here."
+    new_text = "Search notes.\nReturns matches.\nUse for lookups.\nKeep it shorter.\nEnds here."
+    before = make_server("notes", tools=[make_tool("search", description=old_text)]).snapshot
+    after = make_server("notes", tools=[make_tool("search", description=new_text)]).snapshot
+    changes = [dict(change) for change in diff_snapshots(before, after)]
+    server = make_server("notes", tools=[make_tool("search", description=new_text)])
+    server.versions[-1]["changes"] = changes
+    page = render_site([server])["servers/notes/index.html"].decode()
+    block = unescape(re.search(r'<pre class="line-diff">(.*?)</pre>', page, re.S).group(1))
+    shown = re.sub(r"<[^>]+>", "", block).splitlines()
+    assert shown == [
+        "  Returns matches.",
+        "  Use for lookups.",
+        "- Keep it short.",
+        "+ Keep it shorter.",
+        "  Ends here.",
+    ]
+    assert "\\n" not in page.split('id="changelog"')[1]
+    report = evaluate(before, after)
+    for text in (render_report(report, "markdown"), render_report(report, "text")):
+        lines = [line.strip() for line in text.splitlines()]
+        assert "- Keep it short." in lines and "+ Keep it shorter." in lines, text
+        assert "- Search notes." not in lines and "+ Search notes." not in lines, text
+    history = [
+        {"label": "1.0.0", "digest": "sha256:1", "first_seen": "2026-09-17T08:00:00Z", "snapshot": before},
+        {"label": "1.1.0", "digest": "sha256:2", "first_seen": "2026-09-18T08:00:00Z", "snapshot": after},
+    ]
+    text_log = render_changelog(build_changelog("notes", history), "text")
+    assert "- Keep it short." in text_log and "+ Keep it shorter." in text_log

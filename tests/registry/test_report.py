@@ -316,6 +316,7 @@ def test_a_tool_page_dates_the_tool_from_the_version_that_added_it(tmp_path) -> 
 
 def test_the_site_writer_follows_links_only_while_they_stay_in_the_site(tmp_path) -> None:
     from registry.commands.report import _write_files
+    from registry.errors import UsageError
 
     root, outside = (tmp_path / "site").resolve(), (tmp_path / "outside").resolve()
     (root / "servers" / "plain").mkdir(parents=True)
@@ -324,10 +325,54 @@ def test_the_site_writer_follows_links_only_while_they_stay_in_the_site(tmp_path
     (root / "servers" / "plain" / "leak.html").symlink_to(outside / "leak.html")
     (root / "servers" / "plain" / "alias.html").symlink_to(root / "servers" / "plain" / "real.html")
     for relative in ("servers/linked/index.html", "servers/plain/leak.html"):
-        with pytest.raises(RuntimeError, match="refusing to write outside"):
+        with pytest.raises(UsageError, match="outside the folder"):
             _write_files(root, {"servers/plain/first.html": b"first", relative: b"page"})
     assert list(outside.iterdir()) == []
     _write_files(root, {"servers/plain/alias.html": b"page", "servers/new/tools/a.html": b"tool"})
     assert (root / "servers" / "plain" / "real.html").read_bytes() == b"page"
     assert (root / "servers" / "plain" / "alias.html").is_symlink()
     assert (root / "servers" / "new" / "tools" / "a.html").read_bytes() == b"tool"
+
+
+def one_line_refusal(result: subprocess.CompletedProcess[str]) -> str:
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith("mcpdex: error: ")
+    return line
+
+
+def test_every_refused_output_path_is_one_line_and_exit_2(tmp_path) -> None:
+    url = f"sqlite:///{tmp_path / 'registry.sqlite'}"
+    tool = {"name": "read_note", "description": "Read one note by id.", "inputSchema": {"type": "object"}}
+    with open_store(url) as store:
+        store.record_inspection(
+            notes_snapshot("1.0.0", [tool]),
+            server="notes",
+            ok=True,
+            error=None,
+            started_at="2026-10-01T10:00:00Z",
+            duration_s=0.1,
+        )
+    site, outside = tmp_path / "site", tmp_path / "outside.html"
+    site.mkdir()
+    outside.write_text("keep\n", encoding="utf-8")
+    (site / "index.html").symlink_to(outside)
+    line = one_line_refusal(run("report", "--out", str(site), "--registry", url, check=False))
+    assert "index.html is a link to" in line and outside.read_text(encoding="utf-8") == "keep\n"
+    a_file = tmp_path / "a-file"
+    a_file.write_text("", encoding="utf-8")
+    assert f"--out {a_file}" in one_line_refusal(
+        run("report", "--out", str(a_file), "--registry", url, check=False)
+    )
+    snapshot_file = tmp_path / "notes.json"
+    run("show", "notes", "--registry", url, "--format", "json")
+    from registry.snapshot import dump_snapshot
+
+    dump_snapshot(notes_snapshot("1.0.0", [tool]), snapshot_file)
+    missing = tmp_path / "no-such-folder" / "page.html"
+    assert "--out" in one_line_refusal(run("report", str(snapshot_file), "--out", str(missing), check=False))
+    assert "--write" in one_line_refusal(run("rules", "--write", str(missing), check=False))
+    server = [sys.executable, str(Path(__file__).parent / "servers" / "resources_without_templates.py")]
+    for command in ("inspect", "lock"):
+        result = run(command, "--protocol-era", "legacy", "--out", str(missing), "--", *server, check=False)
+        assert "cannot write there" in one_line_refusal(result)

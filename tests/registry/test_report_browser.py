@@ -100,13 +100,18 @@ def hostile_snapshot(version: str, extra_tool: bool, huge: bool) -> dict:
 
 @pytest.fixture(scope="module")
 def hostile_site(tmp_path_factory) -> Path:
-    """A registry of servers nobody vetted, recorded through the real store, rendered by the real CLI."""
+    """A registry of servers nobody vetted, recorded through the real store, rendered by the real CLI.
+
+    The store now refuses these server names; a registry written before it did still holds them, and
+    its pages must stay inert, so the name rule is lifted while this one is written.
+    """
     from registry.snapshot import compute_digest
     from registry.store import open_store
 
     folder = tmp_path_factory.mktemp("hostile")
     url = f"sqlite:///{folder / 'registry.sqlite'}"
-    with open_store(url) as store:
+    with pytest.MonkeyPatch.context() as patch, open_store(url) as store:
+        patch.setattr("registry.names.server_name_problem", lambda name: None)
         for name in (*PAYLOADS, "../../etc", "..", RTL, "Plain", "plain"):
             for index, version in enumerate(("1.0.0", "1.1.0")):
                 snapshot = hostile_snapshot(version, extra_tool=bool(index), huge=name == "../../etc")
@@ -298,4 +303,41 @@ def test_the_single_server_report_works_from_file_without_network(browser, peer_
     assert page.url.endswith("#tool-get_current_time")
     assert problems == []
     shot(page, "single-report")
+    page.close()
+
+
+def test_long_server_names_and_labels_wrap_instead_of_scrolling_the_index(browser, tmp_path) -> None:
+    from registry.snapshot import compute_digest
+    from registry.store import open_store
+
+    url = f"sqlite:///{tmp_path / 'registry.sqlite'}"
+    names = [
+        "io.github.an-organisation-with-a-long-name/an-mcp-server-whose-name-goes-on-and-on-and-on-without-a-space",
+        "Notion API",
+        "x" * 150,
+    ]
+    with open_store(url) as store:
+        for name in names:
+            snapshot = {
+                "format": "mcpdex.snapshot/1",
+                "server": {"name": name, "title": "T" * 120, "version": "1.0.0+cdcd4fbb1d6d" * 4},
+                "tools": [{"name": "t", "description": "Does t.", "inputSchema": {"type": "object"}}],
+            }
+            snapshot["digest"] = compute_digest(snapshot)
+            store.record_inspection(
+                snapshot, server=name, ok=True, error=None, started_at="2026-10-20T10:00:00Z", duration_s=1
+            )
+    mcpdex("report", "--out", str(tmp_path / "site"), "--registry", url)
+    page, problems = open_page(
+        browser, tmp_path / "site" / "index.html", viewport={"width": 1280, "height": 900}
+    )
+    sizes = page.evaluate(
+        """() => ({
+            page: document.documentElement.scrollWidth - window.innerWidth,
+            table: [...document.querySelectorAll('.table-wrap')].map(w => w.scrollWidth - w.clientWidth),
+        })"""
+    )
+    shot(page, "long-names-index")
+    assert sizes["page"] <= 1 and all(extra <= 1 for extra in sizes["table"]), sizes
+    assert problems == []
     page.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import signal
 import socket
 import sqlite3
@@ -243,3 +244,44 @@ def test_an_unusable_database_is_a_one_line_error_with_exit_code_2(tmp_path):
     assert result.stderr.startswith(f"mcpdex: error: --db {not_a_db}: cannot open it as a memory graph")
     assert "Traceback" not in result.stderr
     assert result.stdout == ""
+
+
+def test_mcpdex_memory_answers_lines_it_cannot_take_with_a_json_rpc_error(tmp_path):
+    lone_surrogate = '{"jsonrpc":"2.0","id":7,"method":"ping","params":{"_meta":{"note":"\\ud800"}}}'
+    deep = '{"jsonrpc":"2.0","id":8,"method":"ping","params":{"a":' + "[" * 100_000 + "]" * 100_000 + "}}"
+    not_a_message = '{"jsonrpc":"2.0","id":9,"params":{}}'
+    initialize = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 10,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "0"},
+            },
+        }
+    )
+    process = subprocess.Popen(
+        memory_command(tmp_path / "graph.sqlite"),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        answers = []
+        for line in (lone_surrogate, deep, not_a_message, initialize):
+            process.stdin.write(line + "\n")
+            process.stdin.flush()
+            ready, _, _ = select.select([process.stdout], [], [], 20)
+            assert ready, f"no answer to {line[:60]!r} within 20 s"
+            answers.append(json.loads(process.stdout.readline()))
+    finally:
+        process.kill()
+        process.wait()
+    surrogate, too_deep, shapeless, handshake = answers
+    assert surrogate["id"] == 7 and surrogate["error"]["code"] == -32600
+    assert too_deep["id"] is None and too_deep["error"]["code"] == -32700
+    assert shapeless["id"] == 9 and shapeless["error"]["code"] == -32600
+    assert handshake["id"] == 10 and handshake["result"]["serverInfo"]["name"] == "mcpdex-memory"

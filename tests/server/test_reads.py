@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from server.app import EXCERPT_WIDTH, RELATED_MAX
+from server.app import COUNT_MAX, EXCERPT_WIDTH, RELATED_MAX
 from tests.server.conftest import entity, relation, seed
 
 pytestmark = pytest.mark.anyio
@@ -121,6 +121,7 @@ async def test_read_options_are_optional_in_the_schemas(graph):
     assert read_graph["properties"]["observationLimit"] == {
         "type": "integer",
         "minimum": 0,
+        "maximum": COUNT_MAX,
         "description": read_graph["properties"]["observationLimit"]["description"],
     }
     assert read_graph["properties"]["entityTypes"]["minItems"] == 1

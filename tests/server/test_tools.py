@@ -7,7 +7,7 @@ import json
 import anyio
 import pytest
 
-from server.app import BATCH_MAX, NAME_MAX, QUERY_MAX
+from server.app import BATCH_MAX, COUNT_MAX, NAME_MAX, QUERY_MAX
 from tests.server.conftest import entity, relation, seed
 
 pytestmark = pytest.mark.anyio
@@ -272,6 +272,23 @@ async def test_a_batch_over_the_limit_is_refused_naming_the_field_and_limit(mem)
 async def test_a_query_over_the_limit_is_refused(mem):
     message = await mem.error("search_nodes", query="q" * (QUERY_MAX + 1))
     assert "query" in message and str(QUERY_MAX) in message
+
+
+async def test_every_count_and_position_is_bounded_before_it_reaches_sqlite(mem):
+    await seed(mem)
+    huge = 2**70
+    for tool, arguments, field in (
+        ("search_nodes", {"query": "a", "limit": huge}, "limit"),
+        ("search_nodes", {"query": "a", "observationLimit": huge}, "observationLimit"),
+        ("read_graph", {"observationLimit": huge}, "observationLimit"),
+        ("open_nodes", {"names": ["Alice"], "observationLimit": huge}, "observationLimit"),
+        ("read_observation", {"entityName": "Alice", "index": huge}, "index"),
+        ("read_observation", {"entityName": "Alice", "index": 0, "offset": huge}, "offset"),
+    ):
+        message = await mem.error(tool, **arguments)
+        assert field in message and str(COUNT_MAX) in message, message
+    tools = {tool.name: tool.input_schema for tool in (await mem.client.list_tools()).tools}
+    assert tools["search_nodes"]["properties"]["limit"]["maximum"] == COUNT_MAX
 
 
 async def test_wrong_argument_types_are_refused_not_coerced(mem):
