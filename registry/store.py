@@ -434,7 +434,7 @@ class Store:
 
         problem = server_name_problem(server)
         if problem is not None:
-            raise RecordRejected("server", problem)
+            raise RecordRejected("server name", problem)
         started_at = utc_timestamp(started_at)
         if isinstance(duration_s, bool) or not isinstance(duration_s, int | float):
             raise RecordRejected("duration_s", f"duration_s must be a number of seconds, not {duration_s!r}")
