@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from scoring.language import STATE_CHANGING, Analysis, count_words, name_words, normalized, quote
+from scoring.language import STATE_CHANGING, Analysis, count_words, normalized, quote
+from scoring.toolset import Siblings
 
 QUESTIONS: dict[str, str] = {
     "purpose": "Does the description clearly state what the tool does and how it differs from similar tools?",
@@ -35,11 +36,12 @@ class ToolView:
     description: str
     signals: dict[str, Any]
     analysis: Analysis
-    siblings: tuple[str, ...]
+    siblings: Siblings
     params: dict[str, Any]
     tautological: bool = False
     contradiction: str | None = None
     closest_sibling: str | None = None
+    schema_problem: str | None = None  # why the input schema is missing or unusable
 
     @property
     def annotated(self) -> bool:
@@ -52,10 +54,7 @@ class ToolView:
 def _sibling_hint(view: ToolView) -> str:
     """The sibling an author would most likely need to set this tool apart from."""
     if view.closest_sibling is None:
-        mine = set(name_words(view.name))
-        ranked = min(
-            view.siblings, key=lambda other: (-len(mine.intersection(name_words(other))), other), default=None
-        )
+        ranked = view.siblings.alternative()
         view.closest_sibling = f"`{ranked}`" if ranked else "a similar tool"
     return view.closest_sibling
 
@@ -251,6 +250,11 @@ def behavior(view: ToolView, purpose_score: int) -> Scored:
 def parameters(view: ToolView) -> Scored:
     a, signals = view.analysis, view.signals
     count = signals["paramCount"]
+    if view.schema_problem:
+        return 1, (
+            f"The input schema is unusable ({view.schema_problem}), so an agent cannot tell what to pass; "
+            'declare {"type": "object", "properties": {…}} (an empty one for no parameters) to earn more.'
+        )
     if count == 0:
         covered = a.disclosures.get("scope and limits") or a.disclosures.get("return shape")
         if covered:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -847,12 +847,13 @@ def _find_purpose(sentence: str) -> tuple[str | None, str | None, int | None, st
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*[A-Za-z0-9]|[A-Za-z0-9]")
 
 
-def _siblings_in(text: str, tokens: list[str], siblings: tuple[str, ...]) -> list[str]:
-    """Sibling names in the text; a plain-word name (``tempo``) counts only in code form or as a tool."""
-    present = set(tokens)
+def _siblings_in(text: str, tokens: list[str], siblings: Sequence[str]) -> list[str]:
+    """Sibling names in the text, in the siblings' order; a plain-word name (``tempo``) counts only in code
+    form or as a tool. The text's tokens are looked up among the siblings, not the other way round, so a
+    server's thousands of names cost nothing per tool (``scoring.toolset.Siblings`` answers in O(1))."""
     found = []
-    for sibling in siblings:
-        if len(sibling) < 3 or sibling not in present:
+    for sibling in sorted((token for token in set(tokens) if token in siblings), key=siblings.index):
+        if len(sibling) < 3:
             continue
         if is_identifier(sibling) or re.search(
             rf"[`'\"]{re.escape(sibling)}[`'\"]|\b{re.escape(sibling)}\s+(?:tool|function|command)", text
@@ -1033,7 +1034,7 @@ def analyze(
     description: str,
     *,
     name: str = "",
-    siblings: tuple[str, ...] = (),
+    siblings: Sequence[str] = (),
     params: dict[str, Any] | None = None,
 ) -> Analysis:
     """Read ``description`` of tool ``name`` among ``siblings`` with input ``params`` (name -> schema)."""
