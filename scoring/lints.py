@@ -13,6 +13,7 @@ from functools import lru_cache
 from typing import Any
 
 from scoring.language import Analysis, cue, hidden_characters, name_words, script_or_eval, verb_lemma
+from scoring.languages import language_of
 from scoring.rules import LINT_RULES
 from scoring.signals import has_type, properties_of, required_of
 
@@ -354,7 +355,8 @@ def description_findings(
                 "unsupported-language",
                 name,
                 "description",
-                "not in a language the analysis reads; scored on structure alone",
+                f"in {language_of(str(tool.get('description')))}, which the analysis does not read; "
+                "scored on structure alone",
             )
         )
     if contradiction:

@@ -188,8 +188,13 @@ def scoring_markdown() -> str:
     out += [
         "Gates: no description (null or blank) scores 1 everywhere and flags `No Description`; a "
         "description that only restates the name or title flags `Tautological Description` and caps "
-        "Purpose at 2. Smells are the dimensions below 3. Descriptions in a script the analysis does not "
-        "read (Chinese, for one) are scored on structure alone and flagged `Unsupported Language`.",
+        "Purpose at 2. Smells are the dimensions below 3. A description that is not English, in any script "
+        "(Chinese by its letters; German, Spanish, French, Portuguese, Italian or Dutch told offline by "
+        "lingua when English function words are rare), is flagged `Unsupported Language` and scored on "
+        "structure alone: a stated purpose 4 (5 naming a sibling), usage and behaviour 2 (3 with three or "
+        "more further statements; usage 4 naming a sibling), parameters from the schema and the parameters "
+        "named in the text, conciseness from the word budget, completeness from schema, annotations and "
+        "output schema; every justification says so and names the language.",
         "",
     ]
     out += [

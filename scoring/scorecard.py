@@ -17,6 +17,7 @@ from scoring.dimensions import (
 from scoring.language import REVERSIBILITY, Analysis, analyze
 from scoring.server import roll_up
 from scoring.signals import context_signals, properties_of, tool_title
+from scoring.structure import structure_dimensions
 from scoring.toolset import Siblings, ToolNames
 
 SCORECARD_FORMAT = "mcpdex.scorecard/1"
@@ -71,7 +72,7 @@ def _score_one(
             flags.append("Annotation Contradiction")
         if not analysis.supported:
             flags.append("Unsupported Language")
-        results = score_dimensions(view)
+        results = score_dimensions(view) if analysis.supported else structure_dimensions(view)
     scores = {key: score for key, (score, _) in results.items()}
     total = tdqs(scores)
     destructive = signals["annotationValues"]["destructive"] is True or analysis.verb_kind == "delete"
