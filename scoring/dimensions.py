@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scoring.language import STATE_CHANGING, Analysis, count_words, normalized, quote
+from scoring.signals import described_parameters
 from scoring.toolset import Siblings
 
 QUESTIONS: dict[str, str] = {
@@ -239,13 +240,7 @@ def parameters(view: ToolView) -> Scored:
             "Takes no parameters, so the schema needs no explaining (baseline 4); say what a call covers "
             "without input (e.g. 'returns every …') to earn 5."
         )
-    described = {
-        name
-        for name, schema in view.params.items()
-        if isinstance(schema, dict)
-        and isinstance(schema.get("description"), str)
-        and schema["description"].strip()
-    }
+    described = described_parameters(view.params)
     documented = described | set(a.params_documented)
     coverage = len(documented) / count
     undocumented = [name for name in view.params if name not in documented]

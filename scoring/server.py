@@ -34,21 +34,24 @@ def disambiguation(
     # whose descriptions share at least half their words (more unlike ones cannot be confused).
     names = index.names
     params = [set(properties_of(t.get("inputSchema"))) for t in tools]
+    # Counts and the first three examples: a server of look-alikes has tens of thousands of pairs.
     confused: list[tuple[str, str]] = []
     helped: list[tuple[str, str]] = []
-    twins: list[tuple[str, str]] = []
+    counts = {"confused": 0, "helped": 0, "twins": 0}
     pairs, cut = index.alike_pairs()
     for left_index, right_index, text_similarity in pairs:
         left, right = names[left_index], names[right_index]
         left_params, right_params = params[left_index], params[right_index]
         schema_similarity = jaccard(left_params, right_params) if left_params or right_params else 1.0
-        if text_similarity >= 0.9:
-            twins.append((left, right))
+        counts["twins"] += text_similarity >= 0.9
         if text_similarity >= 0.7 or schema_similarity >= 0.8:
             named = right in analyses[left].siblings_named or left in analyses[right].siblings_named
-            (helped if named else confused).append((left, right))
-    weight = len(confused) + len(helped) / 2
-    if len(twins) >= 2:
+            kind, examples = ("helped", helped) if named else ("confused", confused)
+            counts[kind] += 1
+            if len(examples) < 3:
+                examples.append((left, right))
+    weight = counts["confused"] + counts["helped"] / 2
+    if counts["twins"] >= 2:
         score = 1
     elif weight == 0:
         score = 5
@@ -63,11 +66,11 @@ def disambiguation(
             score,
             f"No two of the {len(tools)} tools have alike descriptions and schemas; each is distinct.",
         )
-    pairs = ", ".join(f"`{a}`/`{b}`" for a, b in (confused + helped)[:3])
+    shown = ", ".join(f"`{a}`/`{b}`" for a, b in (confused + helped)[:3])
     # Past the comparison bound the count is a floor.
-    text = f"{'at least ' if cut else ''}{len(confused) + len(helped)} pair(s) read alike ({pairs})"
+    text = f"{'at least ' if cut else ''}{counts['confused'] + counts['helped']} pair(s) read alike ({shown})"
     if helped:
-        text += f"; in {len(helped)} the descriptions name each other, which helps"
+        text += f"; in {counts['helped']} the descriptions name each other, which helps"
     return score, text + ". Say in each what sets it apart from the other to earn more."
 
 

@@ -16,6 +16,7 @@ import re
 from scoring.dimensions import ToolView, word_budget
 from scoring.language import split_sentences
 from scoring.languages import language_of
+from scoring.signals import described_parameters
 
 Scored = tuple[int, str]
 
@@ -103,13 +104,7 @@ def parameters(view: ToolView, statements: int) -> Scored:
     count = view.signals["paramCount"]
     if count == 0:
         return 4, f"{_lead(view)}: takes no parameters, so the schema needs no explaining (baseline 4)."
-    described = {
-        name
-        for name, schema in view.params.items()
-        if isinstance(schema, dict)
-        and isinstance(schema.get("description"), str)
-        and schema["description"].strip()
-    }
+    described = described_parameters(view.params)
     documented = described | set(_mentioned(view))
     coverage = len(documented) / count
     score = 3 if coverage >= 0.5 else 2 if coverage >= 0.25 or count == 1 else 1
