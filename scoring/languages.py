@@ -4,8 +4,8 @@ Cheap checks settle nearly every description: text mostly in a script other than
 and Latin text in which English function words are common is. Only the rest (short texts without them,
 and text in another Latin-script language) is given to lingua, an offline detector whose n-gram models
 ship inside its wheel, restricted to the Latin-script languages below and in its low-accuracy (trigram)
-mode, which loads in a fraction of a second. It must be sure: a short English phrase it cannot place
-("Merge a pull request") stays English.
+mode, which loads in a fraction of a second. Its verdict counts only when it gives English little
+confidence, and texts of fewer than five prose words stay English ("Merge a pull request").
 """
 
 from __future__ import annotations

@@ -2,23 +2,21 @@
 
 The analysis reads English; for any other language what can be judged is what every language shares:
 whether there is a description at all and how long it is for the tool's schema, sentences repeated,
-sibling tools and parameters named by their exact identifiers, numbers, the schema's own coverage, the
-annotations and the output schema. What needs the words themselves (a purpose verb, when to use it,
-disclosed behaviour) is neither credited nor held against the tool: it gets the score most English
-descriptions of real servers earn there, so the same content scores about the same in any language.
-Every justification says it was scored on structure and names the language.
+sibling tools and parameters named by their exact identifiers, further statements after the purpose,
+the schema's own coverage, the annotations and the output schema. What needs the words themselves (a
+purpose verb, when to use it, disclosed behaviour) is neither credited nor held against the tool: it
+gets the score most English descriptions of real servers earn there, so the same content scores about
+the same in any language. Every justification says it was scored on structure and names the language.
 """
 
 from __future__ import annotations
 
 import re
 
-from scoring.dimensions import ToolView, word_budget
+from scoring.dimensions import Scored, ToolView, word_budget
 from scoring.language import split_sentences
 from scoring.languages import language_of
 from scoring.signals import described_parameters
-
-Scored = tuple[int, str]
 
 # A prose word in any script; runs of Chinese, Japanese or Korean letters count two letters a word.
 _WORD = re.compile(r"[^\W\d_][\w'’-]*")
@@ -47,8 +45,8 @@ def _mentioned(view: ToolView) -> list[str]:
 def further_statements(description: str) -> int:
     """Sentences after the first that state something new: four words or more, two of them not used in
     an earlier sentence. In English such sentences mostly say when to use the tool and what it does
-    beyond its purpose; in any language their count is the structure that tracks it. The items of a
-    list are one statement, the list's."""
+    beyond its purpose; in any language their count is the structure that tracks it. List items are
+    not counted: they enumerate fields or options rather than say when or how."""
     seen: set[str] = set()
     count = 0
     prose = _LIST_ITEM.sub("", description)

@@ -262,5 +262,5 @@ class Siblings(Sequence[str]):
         return position - (position > self._skip)
 
     def alternative(self) -> str | None:
-        """The sibling most likely confused with this tool, when one acts on the same resource."""
+        """The sibling most likely confused with this tool, when one's purpose overlaps."""
         return self._names.alternative(self.name)
