@@ -168,6 +168,7 @@ def quality_changes(old: dict[str, Any], new: dict[str, Any]) -> list[Change]:
     # Imported here: scoring costs start-up that a schema-only diff does not need to pay.
     from scoring import score_snapshot
     from scoring.arithmetic import tier_rank
+    from scoring.scorecard import invalid_input_schema
 
     old_card, new_card = score_snapshot(old), score_snapshot(new)
     old_tools = {card["name"]: card for card in old_card["tools"]}
@@ -177,6 +178,8 @@ def quality_changes(old: dict[str, Any], new: dict[str, Any]) -> list[Change]:
         before, after = old_tools[name], new_tools[name]
         if after["total"] >= before["total"]:
             continue
+        if invalid_input_schema(before) and not invalid_input_schema(after):
+            continue  # scored against a schema that declared nothing: the diff reports the schema declared
         fell = tier_rank(after["tier"]) < tier_rank(before["tier"])
         detail = " ".join(
             f"{dimension['label']} {before['dimensions'][key]['score']} → {dimension['score']}: "

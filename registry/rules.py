@@ -942,7 +942,8 @@ RULES: tuple[Rule, ...] = tuple(
             "A tool kept under its name fell to a lower TDQS tier. Clients do not break, but an agent picks "
             "and calls a worse-described tool less reliably, so the gate fails closed, as on poisoning; "
             "accept a reviewed drop by its fingerprint in the ignore file, or report it without failing "
-            "with --severity tool-quality-dropped=warning.",
+            "with --severity tool-quality-dropped=warning. A tool whose old input schema was missing or "
+            "invalid is not compared: it scored Parameters 1 then, and declaring the schema is the change.",
             "{tool}: TDQS tier fell, {before} → {after}. {detail}",
             (_tool(description="Search notes by text. Read-only."), _TOOL),
         ),

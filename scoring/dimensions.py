@@ -10,7 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from scoring.language import STATE_CHANGING, Analysis, count_words, name_words, normalized, quote
+from scoring.language import STATE_CHANGING, Analysis, count_words, normalized, quote
+from scoring.signals import described_parameters
+from scoring.toolset import Siblings
 
 QUESTIONS: dict[str, str] = {
     "purpose": "Does the description clearly state what the tool does and how it differs from similar tools?",
@@ -35,11 +37,12 @@ class ToolView:
     description: str
     signals: dict[str, Any]
     analysis: Analysis
-    siblings: tuple[str, ...]
+    siblings: Siblings
     params: dict[str, Any]
     tautological: bool = False
     contradiction: str | None = None
     closest_sibling: str | None = None
+    schema_problem: str | None = None  # why the input schema is missing or unusable
 
     @property
     def annotated(self) -> bool:
@@ -52,10 +55,7 @@ class ToolView:
 def _sibling_hint(view: ToolView) -> str:
     """The sibling an author would most likely need to set this tool apart from."""
     if view.closest_sibling is None:
-        mine = set(name_words(view.name))
-        ranked = min(
-            view.siblings, key=lambda other: (-len(mine.intersection(name_words(other))), other), default=None
-        )
+        ranked = view.siblings.alternative()
         view.closest_sibling = f"`{ranked}`" if ranked else "a similar tool"
     return view.closest_sibling
 
@@ -82,13 +82,6 @@ def annotation_contradiction(view: ToolView) -> str | None:
 
 def purpose(view: ToolView) -> Scored:
     a = view.analysis
-    if not a.supported:
-        score = 3 if a.words >= 3 else 2
-        return score, (
-            "The description is in a language this analysis does not read, so only its structure is scored: "
-            "it is present and is not the tool's name. An English sentence with a specific verb and resource "
-            "would let the purpose be verified and earn more."
-        )
     if not a.sentences:
         said = (
             f"Only assertive or promotional wording ({quote(a.set_aside[0])})" if a.set_aside else "No words"
@@ -144,17 +137,6 @@ def usage_guidelines(view: ToolView, purpose_score: int) -> Scored:
     a = view.analysis
     others = [s for s in a.siblings_named if s != view.name]
     named = ", ".join(f"`{s}`" for s in others)
-    if not a.supported:
-        if others:
-            return 3, (
-                f"Structure only (language not analysed): names the sibling {named}, "
-                "which implies a boundary. "
-                "An English sentence saying when to prefer which would earn more."
-            )
-        return 2, (
-            "Structure only (language not analysed): names no sibling tool. Say when to use it and when "
-            f"{_sibling_hint(view)} is the better call."
-        )
     when = a.usage_when + [s for s in a.usage_when_not if s not in a.usage_when]
     if others and when:
         return 5, f"Names the alternative {named} and says when: {quote(when[0])}."
@@ -199,12 +181,6 @@ def behavior(view: ToolView, purpose_score: int) -> Scored:
     a = view.analysis
     if view.contradiction:
         return 1, f"Contradicts its annotations: {view.contradiction}. Make the text and the hints agree."
-    if not a.supported:
-        carried = "annotations carry the safety profile" if view.annotated else "there are no annotations"
-        return 2, (
-            f"Structure only (language not analysed); {carried}, and no behaviour the text discloses can be "
-            "verified. State side effects, errors and limits in English to earn more."
-        )
     disclosed = dict(a.disclosures)
     if view.hint("readOnly") is True:
         disclosed.pop("read-only", None)  # repeating the annotation earns nothing
@@ -251,6 +227,11 @@ def behavior(view: ToolView, purpose_score: int) -> Scored:
 def parameters(view: ToolView) -> Scored:
     a, signals = view.analysis, view.signals
     count = signals["paramCount"]
+    if view.schema_problem:
+        return 1, (
+            f"The input schema is unusable ({view.schema_problem}), so an agent cannot tell what to pass; "
+            'declare {"type": "object", "properties": {…}} (an empty one for no parameters) to earn more.'
+        )
     if count == 0:
         covered = a.disclosures.get("scope and limits") or a.disclosures.get("return shape")
         if covered:
@@ -259,13 +240,7 @@ def parameters(view: ToolView) -> Scored:
             "Takes no parameters, so the schema needs no explaining (baseline 4); say what a call covers "
             "without input (e.g. 'returns every …') to earn 5."
         )
-    described = {
-        name
-        for name, schema in view.params.items()
-        if isinstance(schema, dict)
-        and isinstance(schema.get("description"), str)
-        and schema["description"].strip()
-    }
+    described = described_parameters(view.params)
     documented = described | set(a.params_documented)
     coverage = len(documented) / count
     undocumented = [name for name in view.params if name not in documented]
@@ -310,7 +285,7 @@ def conciseness(view: ToolView) -> Scored:
         )
     issues: list[str] = []
     # Only sentences that say something count towards enough words; padding and boasts do not.
-    informative = sum(count_words(sentence) for sentence in a.sentences) if a.supported else a.words
+    informative = sum(count_words(sentence) for sentence in a.sentences)
     if informative < fewest:
         issues.append(
             f"{informative} words are too few for {signals['paramCount']} parameters (about {fewest}+)"
@@ -320,9 +295,9 @@ def conciseness(view: ToolView) -> Scored:
         issues += [f"{a.words} words for a tool of this size (about {most} would do)"] * (
             1 if over <= 2 else 2 if over <= 4 else 3 if over <= 8 else 4
         )
-    if a.supported and a.sentences and (a.verb_position is None or a.verb_position > 3):
+    if a.sentences and (a.verb_position is None or a.verb_position > 3):
         issues.append(f"the purpose is not front-loaded (opens with {quote(a.sentences[0], 50)})")
-    if a.supported and (a.filler or a.lead_in):
+    if a.filler or a.lead_in:
         issues.append(f"filler ({quote((a.filler or [a.lead_in or ''])[0], 40)})")
     if a.set_aside:
         issues.append(f"assertive or promotional wording that earns nothing ({quote(a.set_aside[0], 50)})")
@@ -333,13 +308,9 @@ def conciseness(view: ToolView) -> Scored:
     if len(a.schema_restatements) >= 2:
         issues.append(f"restates the schema ({quote(a.schema_restatements[0], 50)})")
     score = max(1, 5 - len(issues))
-    if not a.supported:
-        score = min(score, 4)
     sentences = len(a.sentences) + len(a.set_aside)
     if not issues:
         text = f"{sentences} sentence(s), {a.words} words, purpose first; every sentence earns its place."
-        if not a.supported:
-            text += " Front-loading cannot be checked in this language; length is within the budget."
         return score, text
     unique = list(dict.fromkeys(issues))
     return score, f"{sentences} sentence(s), {a.words} words; " + "; ".join(

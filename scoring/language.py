@@ -3,18 +3,20 @@
 Finds the purpose verb and its resource, sibling tools named, usage cues (when, when not,
 alternatives), behaviour disclosures by category, parameter explanations that go beyond the
 schema, filler and assertive or promotional wording. Assertive and promotional sentences are set
-aside before anything else is read, so they earn nothing. Descriptions in a script the analysis
-does not read (Chinese, for one) yield structure only: identifiers, length, sentence count.
+aside before anything else is read, so they earn nothing. Descriptions that are not English, in
+any script (``scoring.languages`` tells), yield structure only: identifiers, length, sentence count.
 """
 
 from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
+
+from scoring.languages import language_of
 
 # --- lexicons -------------------------------------------------------------------------------------
 
@@ -495,7 +497,6 @@ _NON_LATIN_LETTER = re.compile(
     r"[\u0400-\u04ff\u0590-\u06ff\u0900-\u0dff\u0e00-\u0eff\u3040-\u30ff"
     r"\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]"
 )
-_LATIN_LETTER = re.compile(r"[A-Za-z]")
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？；])|\n+")
 _ABBREVIATED = ("e.g", "i.e", "etc", "vs", "approx", "incl", "max", "min", "no")
 _ABBREVIATIONS = re.compile(rf"\b({'|'.join(map(re.escape, _ABBREVIATED))})\.", _I)
@@ -755,9 +756,8 @@ def _non_latin_letters(text: str) -> int:
 
 
 def is_supported_language(text: str) -> bool:
-    """Whether the text is mostly Latin script (the analysis reads English)."""
-    non_latin = _non_latin_letters(text)
-    return non_latin == 0 or non_latin * 3 <= len(_LATIN_LETTER.findall(text))
+    """Whether the text is English, the language the analysis reads (``scoring.languages`` tells)."""
+    return language_of(text) == "English"
 
 
 def count_words(text: str) -> int:
@@ -847,12 +847,13 @@ def _find_purpose(sentence: str) -> tuple[str | None, str | None, int | None, st
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*[A-Za-z0-9]|[A-Za-z0-9]")
 
 
-def _siblings_in(text: str, tokens: list[str], siblings: tuple[str, ...]) -> list[str]:
-    """Sibling names in the text; a plain-word name (``tempo``) counts only in code form or as a tool."""
-    present = set(tokens)
+def _siblings_in(text: str, tokens: list[str], siblings: Sequence[str]) -> list[str]:
+    """Sibling names in the text, in the siblings' order; a plain-word name (``tempo``) counts only in code
+    form or as a tool. The text's tokens are looked up among the siblings, not the other way round, so a
+    server's thousands of names cost nothing per tool (``scoring.toolset.Siblings`` answers in O(1))."""
     found = []
-    for sibling in siblings:
-        if len(sibling) < 3 or sibling not in present:
+    for sibling in sorted((token for token in set(tokens) if token in siblings), key=siblings.index):
+        if len(sibling) < 3:
             continue
         if is_identifier(sibling) or re.search(
             rf"[`'\"]{re.escape(sibling)}[`'\"]|\b{re.escape(sibling)}\s+(?:tool|function|command)", text
@@ -1033,7 +1034,7 @@ def analyze(
     description: str,
     *,
     name: str = "",
-    siblings: tuple[str, ...] = (),
+    siblings: Sequence[str] = (),
     params: dict[str, Any] | None = None,
 ) -> Analysis:
     """Read ``description`` of tool ``name`` among ``siblings`` with input ``params`` (name -> schema)."""

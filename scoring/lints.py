@@ -9,9 +9,11 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterator
+from functools import lru_cache
 from typing import Any
 
 from scoring.language import Analysis, cue, hidden_characters, name_words, script_or_eval, verb_lemma
+from scoring.languages import language_of
 from scoring.rules import LINT_RULES
 from scoring.signals import has_type, properties_of, required_of
 
@@ -124,6 +126,12 @@ def model_texts(tool: dict[str, Any]) -> list[tuple[str, str]]:
     return texts
 
 
+@lru_cache(maxsize=8)
+def _has_kebab_name(server_names: frozenset[str]) -> bool:
+    """Whether a name has a hyphen: asked once per server, not once per tool (a frozenset keeps its hash)."""
+    return any("-" in server_name for server_name in server_names)
+
+
 def security_findings(
     tool: dict[str, Any], analysis: Analysis, server_names: frozenset[str], known_words: frozenset[str]
 ) -> list[dict[str, Any]]:
@@ -141,7 +149,7 @@ def security_findings(
         if match := script_or_eval(text):
             found.append(finding("script-in-text", name, where, f"contains '{match}'"))
     description = analysis.text
-    kebab_server = any("-" in server_name for server_name in server_names)
+    kebab_server = _has_kebab_name(server_names)
     foreign = sorted(
         {
             ident
@@ -231,6 +239,8 @@ def schema_findings(tool: dict[str, Any]) -> list[dict[str, Any]]:
             "missing"
             if schema is None
             else f"type {schema.get('type')!r}"
+            if isinstance(schema, dict) and "type" in schema
+            else "a schema without a type"
             if isinstance(schema, dict)
             else "not an object"
         )
@@ -345,7 +355,8 @@ def description_findings(
                 "unsupported-language",
                 name,
                 "description",
-                "not in a language the analysis reads; scored on structure alone",
+                f"in {language_of(str(tool.get('description')))}, which the analysis does not read; "
+                "scored on structure alone",
             )
         )
     if contradiction:

@@ -44,6 +44,9 @@ HOW_JUDGED: dict[str, list[str]] = {
         "Annotation Contradiction flag.",
     ],
     "parameters": [
+        "A missing or unusable input schema (not an object schema, or invalid against its metaschema, as "
+        "`input-schema-not-object` and `schema-invalid` report it): 1, with the reason; the tool does not "
+        "'take no parameters'.",
         "No parameters: baseline 4 (5 when the text says what a call covers without input).",
         "Coverage counts parameters documented in either channel: a schema description, or the text "
         "explaining the parameter by name (an Args-style line counts). At least half documented: "
@@ -70,15 +73,19 @@ HOW_JUDGED: dict[str, list[str]] = {
 COHERENCE_JUDGED: dict[str, str] = {
     "disambiguation": "Pairs of tools whose descriptions (word overlap >= 0.7) or descriptions (>= 0.5) "
     "and parameter names (>= 0.8) together read alike; pairs that name each other count half. "
-    "0 pairs: 5; up to 2: 4; up to half the tools: 3; more: 2; several near-identical: 1.",
+    "0 pairs: 5; up to 2: 4; up to half the tools: 3; more: 2; several near-identical: 1. Candidate pairs "
+    "come from an index of the descriptions' rarest words (every pair with overlap >= 0.5 shares one), "
+    "at most 64 per tool, so a server of thousands of tools is compared in linear time; past that bound "
+    "the count reads 'at least'.",
     "naming_consistency": "Naming conventions (snake_case, camelCase, kebab-case, dotted …) and the word "
     "order of multi-word names after a shared prefix (verb first, verb last, or no verb: any one habit is "
     "consistent). One convention: 5 (4 or 3 with mixed orders); two: 4 for one outlier, else 3 or 2; "
     "three or more: 2 or 1.",
     "tool_count": "3-15 tools: 5; 16-20: 4; 21-25 or 2: 3; 26-49 or a single tool: 2; 50+ or a single "
     "trivial tool: 1. Two off when a quarter or more of the tools have generic names.",
-    "completeness": "Create/read/update/delete verbs per resource from the tool names (or, for a name "
-    "without a verb, the description's leading verb); when most tools show no clear action: 3. "
+    "completeness": "Create/read/update/delete verbs per resource from the tool names, every verb a name "
+    "states (`create_or_update_file` creates and updates a file; or, for a name without a verb, the "
+    "description's leading verb); when most tools show no clear action: 3. "
     "A read-only set is "
     "complete; a created resource nothing can read back is a dead end (2); created resources that can "
     "neither be updated nor deleted are notable gaps (3); a missing update or delete is minor (4).",
@@ -181,14 +188,27 @@ def scoring_markdown() -> str:
     out += [
         "Gates: no description (null or blank) scores 1 everywhere and flags `No Description`; a "
         "description that only restates the name or title flags `Tautological Description` and caps "
-        "Purpose at 2. Smells are the dimensions below 3. Descriptions in a script the analysis does not "
-        "read (Chinese, for one) are scored on structure alone and flagged `Unsupported Language`.",
+        "Purpose at 2. Smells are the dimensions below 3. A description that is not English, in any script "
+        "(Chinese by its letters; German, Spanish, French, Portuguese, Italian or Dutch told offline by "
+        "lingua when English function words are rare), is flagged `Unsupported Language` and scored on "
+        "structure alone: a stated purpose 4 (5 naming a sibling), usage and behaviour 2 (3 with three or "
+        "more further statements; usage 4 naming a sibling), parameters from the schema and the parameters "
+        "named in the text, conciseness from the word budget, completeness from schema, annotations and "
+        "output schema; every justification says so and names the language.",
         "",
     ]
     out += [
         "Assertive and promotional wording ('IMPORTANT:', 'the best tool for', 'always use this tool "
         "first') is set aside before anything is read: it earns nothing on any dimension, costs a point "
         "of Conciseness, and is reported as a lint finding.",
+        "",
+    ]
+    out += [
+        "When a justification names the sibling to set a tool apart from, it is one whose purpose overlaps: "
+        "its name acts on the same resource (`update_issue` for `create_issue`), one name is the other's "
+        "verb alone (`browser_navigate` / `browser_navigate_back`), or the two descriptions share half "
+        "their words. A shared prefix or verb alone (`browser_click` / `browser_close`) is no overlap; "
+        "without one the justification says 'a similar tool'.",
         "",
     ]
     out += ["## How each dimension is judged", ""]

@@ -233,8 +233,9 @@ _ROWS = [
         "info",
         "description",
         "Description scored on structure alone",
-        "The description is in a language the analysis does not read, so it cannot earn credit for "
-        "purpose, usage or behaviour it may well state.",
+        "The description is not in English, so its wording is not analysed: it is scored on what every "
+        "language shares (length, further statements, sibling and parameter identifiers, the schema and "
+        "annotations), about as the same content in English scores, and its justifications say so.",
         "Add an English description, or accept structure-only scores.",
     ),
     # annotations

@@ -17,6 +17,8 @@ from scoring.dimensions import (
 from scoring.language import REVERSIBILITY, Analysis, analyze
 from scoring.server import roll_up
 from scoring.signals import context_signals, properties_of, tool_title
+from scoring.structure import structure_dimensions
+from scoring.toolset import Siblings, ToolNames
 
 SCORECARD_FORMAT = "mcpdex.scorecard/1"
 _LEVEL_ORDER = {"error": 0, "warning": 1, "info": 2}
@@ -30,14 +32,15 @@ def _dimension_entries(results: dict[str, tuple[int, str]]) -> dict[str, dict[st
 
 
 def _score_one(
-    tool: dict[str, Any], siblings: tuple[str, ...], server_names: frozenset[str], known: frozenset[str]
+    tool: dict[str, Any], siblings: Siblings, server_names: frozenset[str], known: frozenset[str]
 ) -> tuple[dict[str, Any], Analysis]:
     name = str(tool.get("name") or "")
     title = tool_title(tool)
     signals = context_signals(tool)
-    description = tool.get("description") if isinstance(tool.get("description"), str) else ""
+    description = _description(tool)
     params = properties_of(tool.get("inputSchema"))
     analysis = analyze(description, name=name, siblings=siblings, params=params)
+    schema_lints = lints.schema_findings(tool)
     flags: list[str] = []
     contradiction = None
     if not description.strip():
@@ -59,6 +62,7 @@ def _score_one(
             siblings=siblings,
             params=params,
             tautological=is_tautological(description, name, title),
+            schema_problem=_input_schema_problem(schema_lints),
         )
         view.contradiction = annotation_contradiction(view) if analysis.supported else None
         contradiction = view.contradiction
@@ -68,7 +72,7 @@ def _score_one(
             flags.append("Annotation Contradiction")
         if not analysis.supported:
             flags.append("Unsupported Language")
-        results = score_dimensions(view)
+        results = score_dimensions(view) if analysis.supported else structure_dimensions(view)
     scores = {key: score for key, (score, _) in results.items()}
     total = tdqs(scores)
     destructive = signals["annotationValues"]["destructive"] is True or analysis.verb_kind == "delete"
@@ -80,7 +84,7 @@ def _score_one(
     findings = (
         lints.description_findings(tool, flags, contradiction, warned or not analysis.supported)
         + lints.security_findings(tool, analysis, server_names, known)
-        + lints.schema_findings(tool)
+        + schema_lints
         + lints.naming_findings(tool)
     )
     card = {
@@ -99,15 +103,36 @@ def _score_one(
     return card, analysis
 
 
+# The lints whose finding on the input schema means the tool declares no usable parameters.
+_UNUSABLE_INPUT_SCHEMA = frozenset(["input-schema-not-object", "schema-invalid"])
+
+
+def _input_schema_problem(findings: list[dict[str, Any]]) -> str | None:
+    """What makes the input schema unusable (missing, not an object, invalid JSON Schema), or None."""
+    for item in findings:
+        if item["rule"] in _UNUSABLE_INPUT_SCHEMA and item["where"] == "Input schema":
+            return str(item["message"])
+    return None
+
+
+def invalid_input_schema(card: dict[str, Any]) -> str | None:
+    """What made a scored tool's input schema unusable, from its Scorecard entry, or None."""
+    return _input_schema_problem(card["findings"])
+
+
+def _description(tool: dict[str, Any]) -> str:
+    return tool["description"] if isinstance(tool.get("description"), str) else ""
+
+
 def _finding_order(item: dict[str, Any]) -> tuple[int, str, str, str]:
     return _LEVEL_ORDER[item["level"]], item["tool"] or "", item["rule"], item["where"]
 
 
 def score_tool(tool: dict[str, Any], siblings: Sequence[str] = ()) -> dict[str, Any]:
     """The Scorecard entry of one tool definition (as sent on the wire) among sibling tool names."""
-    names = tuple(name for name in siblings if name != tool.get("name"))
-    server_names = frozenset((*names, str(tool.get("name") or "")))
-    card, _ = _score_one(tool, names, server_names, lints.known_words([tool]))
+    name = str(tool.get("name") or "")
+    names = ToolNames((*siblings, name))
+    card, _ = _score_one(tool, names.siblings_of(name), frozenset(names.names), lints.known_words([tool]))
     return card
 
 
@@ -116,16 +141,16 @@ def score_snapshot(snapshot: dict[str, Any]) -> dict[str, Any]:
     tools = [tool for tool in snapshot.get("tools") or [] if isinstance(tool, dict)]
     names = [str(tool.get("name") or "") for tool in tools]
     server_names = frozenset(names)
+    unique = {name: tool for name, tool in zip(names, tools, strict=True)}  # the last of a duplicate name
+    index = ToolNames(unique, {name: _description(tool) for name, tool in unique.items()})
     known = lints.known_words(tools)
     cards, analyses, signals = [], {}, {}
     for tool, name in zip(tools, names, strict=True):
-        siblings = tuple(other for other in dict.fromkeys(names) if other != name)
-        card, analysis = _score_one(tool, siblings, server_names, known)
+        card, analysis = _score_one(tool, index.siblings_of(name), server_names, known)
         cards.append(card)
         analyses.setdefault(name, analysis)
         signals.setdefault(name, card["signals"])
-    unique_tools = list({name: tool for name, tool in zip(names, tools, strict=True)}.values())
-    server_score = roll_up(unique_tools, cards, analyses, signals)
+    server_score = roll_up(list(unique.values()), cards, analyses, signals, index)
     at_risk = {risk["tool"] for risk in server_score["shadowing"]}
     for card in cards:
         if card["name"] in at_risk:

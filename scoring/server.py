@@ -7,9 +7,8 @@ the rubric's bands, lifecycle completeness from the create/read/update/delete ve
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import Counter
-from functools import lru_cache
-from itertools import combinations
 from typing import Any
 
 from scoring.arithmetic import (
@@ -21,78 +20,38 @@ from scoring.arithmetic import (
     tenths,
     tier,
 )
-from scoring.language import STOPWORDS, VERB_KIND, Analysis, name_words, verb_lemma, word_tokens
+from scoring.language import VERB_KIND, Analysis, name_words, verb_lemma
 from scoring.lints import GENERIC_NAMES, naming_convention
 from scoring.signals import properties_of
+from scoring.toolset import ToolNames, content, jaccard, name_actions, name_verb, stem
+from scoring.toolset import namespace as toolset_namespace
 
 
-@lru_cache(maxsize=16384)
-def _stem(word: str) -> str:
-    word = word.lower()
-    for suffix in ("ies", "es", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            word = word[: -len(suffix)] + ("y" if suffix == "ies" else "")
-            break
-    return word[:6]
-
-
-@lru_cache(maxsize=16384)
-def _content_stem(word: str) -> str | None:
-    """The stem of a word that says something, or None for a stopword or a word of two letters or fewer."""
-    return _stem(word) if len(word) > 2 and word.lower() not in STOPWORDS else None
-
-
-def _content(text: str) -> set[str]:
-    stems = set(map(_content_stem, word_tokens(text)))
-    stems.discard(None)
-    return stems
-
-
-def _jaccard(left: set[str], right: set[str]) -> float:
-    shared = len(left & right)
-    union = len(left) + len(right) - shared
-    return shared / union if union else 0.0
-
-
-def name_verb(name: str) -> tuple[str | None, list[str]]:
-    """(verb lemma, resource words) of a tool name, wherever the verb stands (``git_diff``, ``cpu/list``)."""
-    words = list(name_words(name))
-    for index, word in enumerate(words):
-        lemma = verb_lemma(word)
-        if lemma and VERB_KIND[lemma] != "vague":
-            rest = words[:index] + words[index + 1 :]
-            return lemma, [word for word in rest if word not in {"by", "all", "for", "v2", "a", "the"}]
-    return None, words
-
-
-def _namespace(names: list[str]) -> str | None:
-    """A first word most names share (``git_``, ``npm``, ``playwright_``): a namespace, not a verb."""
-    firsts = Counter(name_words(name)[0] for name in names if len(name_words(name)) > 1)
-    if not firsts:
-        return None
-    word, count = firsts.most_common(1)[0]
-    return word if count >= 3 and count * 5 >= len(names) * 3 and not verb_lemma(word) else None
-
-
-def disambiguation(tools: list[dict[str, Any]], analyses: dict[str, Analysis]) -> tuple[int, str]:
-    # Names differ by design, so only what the descriptions say is compared.
-    contents = {str(t.get("name")): _content(str(t.get("description") or "")) for t in tools}
-    params = {str(t.get("name")): set(properties_of(t.get("inputSchema"))) for t in tools}
+def disambiguation(
+    tools: list[dict[str, Any]], analyses: dict[str, Analysis], index: ToolNames
+) -> tuple[int, str]:
+    # Names differ by design, so only what the descriptions say is compared: the index finds the pairs
+    # whose descriptions share at least half their words (more unlike ones cannot be confused).
+    names = index.names
+    params = [set(properties_of(t.get("inputSchema"))) for t in tools]
+    # Counts and the first three examples: a server of look-alikes has tens of thousands of pairs.
     confused: list[tuple[str, str]] = []
     helped: list[tuple[str, str]] = []
-    twins: list[tuple[str, str]] = []
-    for left, right in combinations(contents, 2):
-        text_similarity = _jaccard(contents[left], contents[right])
-        if text_similarity < 0.5:
-            continue  # too unlike to be confused, whatever their schemas
-        schema_similarity = _jaccard(params[left], params[right]) if params[left] or params[right] else 1.0
-        if text_similarity >= 0.9:
-            twins.append((left, right))
+    counts = {"confused": 0, "helped": 0, "twins": 0}
+    pairs, cut = index.alike_pairs()
+    for left_index, right_index, text_similarity in pairs:
+        left, right = names[left_index], names[right_index]
+        left_params, right_params = params[left_index], params[right_index]
+        schema_similarity = jaccard(left_params, right_params) if left_params or right_params else 1.0
+        counts["twins"] += text_similarity >= 0.9
         if text_similarity >= 0.7 or schema_similarity >= 0.8:
             named = right in analyses[left].siblings_named or left in analyses[right].siblings_named
-            (helped if named else confused).append((left, right))
-    weight = len(confused) + len(helped) / 2
-    if len(twins) >= 2:
+            kind, examples = ("helped", helped) if named else ("confused", confused)
+            counts[kind] += 1
+            if len(examples) < 3:
+                examples.append((left, right))
+    weight = counts["confused"] + counts["helped"] / 2
+    if counts["twins"] >= 2:
         score = 1
     elif weight == 0:
         score = 5
@@ -107,10 +66,11 @@ def disambiguation(tools: list[dict[str, Any]], analyses: dict[str, Analysis]) -
             score,
             f"No two of the {len(tools)} tools have alike descriptions and schemas; each is distinct.",
         )
-    pairs = ", ".join(f"`{a}`/`{b}`" for a, b in (confused + helped)[:3])
-    text = f"{len(confused) + len(helped)} pair(s) read alike ({pairs})"
+    shown = ", ".join(f"`{a}`/`{b}`" for a, b in (confused + helped)[:3])
+    # Past the comparison bound the count is a floor.
+    text = f"{'at least ' if cut else ''}{counts['confused'] + counts['helped']} pair(s) read alike ({shown})"
     if helped:
-        text += f"; in {len(helped)} the descriptions name each other, which helps"
+        text += f"; in {counts['helped']} the descriptions name each other, which helps"
     return score, text + ". Say in each what sets it apart from the other to earn more."
 
 
@@ -118,7 +78,7 @@ def naming_consistency(tools: list[dict[str, Any]]) -> tuple[int, str]:
     names = [str(t.get("name")) for t in tools]
     conventions = Counter(naming_convention(name) for name in names)
     conventions.pop("single", None)
-    namespace = _namespace(names)
+    namespace = toolset_namespace(names)
     orders: Counter[str] = Counter()
     for name in names:
         words = list(name_words(name))
@@ -196,16 +156,17 @@ def lifecycle(tools: list[dict[str, Any]], analyses: dict[str, Analysis]) -> tup
     read_tools = 0
     for tool in tools:
         name = str(tool.get("name"))
-        verb, resource = name_verb(name)
-        # A name without a verb ("whois_domain") takes the action its description leads with.
-        kind = VERB_KIND.get(verb or "") or analyses[name].verb_kind
-        if kind is None or kind == "vague" or _is_generic(name):
+        # Every action a name states counts (``create_or_update_file`` creates and updates a file); a name
+        # without a verb ("whois_domain") takes the action its description leads with.
+        verbs, resource = name_actions(name)
+        kinds = {VERB_KIND[verb] for verb in verbs} or {analyses[name].verb_kind} - {None, "vague"}
+        if not kinds or _is_generic(name):
             unknown += 1
             continue
-        read_tools += kind == "read"
-        key = _stem(resource[-1]) if resource else None
-        if key and kind in {"create", "read", "update", "delete"}:
-            kinds_by_resource.setdefault(key, set()).add(kind)
+        read_tools += "read" in kinds
+        key = stem(resource[-1]) if resource else None
+        if key and kinds & {"create", "read", "update", "delete"}:
+            kinds_by_resource.setdefault(key, set()).update(kinds)
             shown.setdefault(key, resource[-1])
     if unknown * 2 >= len(tools):
         return 3, (
@@ -239,19 +200,19 @@ def shadowing(
 ) -> list[dict[str, Any]]:
     """Tools whose purpose a much cheaper sibling substantially covers (reported, never scored)."""
     costs = {str(t.get("name")): signals[str(t.get("name"))]["invocationCost"] for t in tools}
+    by_cost = sorted((cost, name) for name, cost in costs.items())
     risks = []
     flagged: set[str] = set()
     for dear, dear_cost in sorted(costs.items(), key=lambda item: -item[1]):
         if dear in flagged:
             continue
-        candidates = [
-            (cost, cheap)
-            for cheap, cost in costs.items()
-            if cheap != dear and dear_cost >= 2 * cost and dear_cost - cost >= 4
-        ]
-        if not candidates:
+        # The dearest sibling at most half as dear and 4 cheaper, so a `ping` claims nothing: found by
+        # bisection in the tools sorted by cost, not by reading every sibling.
+        ceiling = min(dear_cost / 2, dear_cost - 4)
+        below = bisect_right(by_cost, ceiling, key=lambda item: item[0])
+        if below == 0:
             continue
-        cheap_cost, cheap = max(candidates)  # the dearest qualifying sibling, so a `ping` claims nothing
+        cheap_cost, cheap = by_cost[below - 1]
         overlap = _purpose_overlap(dear, cheap, analyses)
         if overlap:
             flagged.add(dear)
@@ -280,8 +241,8 @@ def _purpose_overlap(dear: str, cheap: str, analyses: dict[str, Analysis]) -> st
     right_kind = right.verb_kind or VERB_KIND.get(right_verb or "")
     if left_kind != right_kind or left_kind not in {"read", "action"}:
         return None
-    left_resources = {_stem(w) for w in left_words} | _content(left.resource or "")
-    right_resources = {_stem(w) for w in right_words} | _content(right.resource or "")
+    left_resources = {stem(w) for w in left_words} | content(left.resource or "")
+    right_resources = {stem(w) for w in right_words} | content(right.resource or "")
     shared = left_resources & right_resources
     return f"both {left_kind} {', '.join(sorted(shared))}" if shared else None
 
@@ -291,8 +252,10 @@ def roll_up(
     tool_cards: list[dict[str, Any]],
     analyses: dict[str, Analysis],
     signals: dict[str, dict[str, Any]],
+    index: ToolNames,
 ) -> dict[str, Any]:
-    """The server score: description quality, coherence, overall and shadowing, with reasons."""
+    """The server score of ``tools`` (distinct names, in ``index``'s order): description quality,
+    coherence, overall and shadowing, with reasons."""
     scores = [card["total"] for card in tool_cards]
     if not scores:
         return {
@@ -309,7 +272,7 @@ def roll_up(
         }
     quality = description_quality(scores)
     judged = {
-        "disambiguation": disambiguation(tools, analyses),
+        "disambiguation": disambiguation(tools, analyses, index),
         "naming_consistency": naming_consistency(tools),
         "tool_count": tool_count(tools, scores),
         "completeness": lifecycle(tools, analyses),

@@ -28,6 +28,17 @@ def properties_of(schema: Any) -> dict[str, Any]:
     return {}
 
 
+def described_parameters(params: dict[str, Any]) -> set[str]:
+    """The names of the parameters whose schema has a non-blank description."""
+    return {
+        name
+        for name, schema in params.items()
+        if isinstance(schema, dict)
+        and isinstance(schema.get("description"), str)
+        and schema["description"].strip()
+    }
+
+
 def required_of(schema: Any) -> list[str]:
     """The top-level ``required`` list of a schema, keeping only strings."""
     required = schema.get("required") if isinstance(schema, dict) else None

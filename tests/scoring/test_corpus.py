@@ -48,8 +48,14 @@ def test_chinese_descriptions_are_flagged_and_earn_no_unshown_credit(
             if text.strip() and re.search(r"[\u4e00-\u9fff]", text) and not is_supported_language(text):
                 chinese += 1
                 assert "Unsupported Language" in scored["flags"]
-                assert scored["dimensions"]["purpose"]["score"] <= 3
-                assert scored["dimensions"]["behavior"]["score"] <= 2
+                # Scored on structure: nothing the words say is credited beyond what most English
+                # descriptions earn, and every justification says so.
+                assert scored["dimensions"]["purpose"]["score"] <= 4 or re.search(r"`\w+`", text)
+                assert scored["dimensions"]["behavior"]["score"] <= 3
+                assert all(
+                    "Structure only (the description is in Chinese" in entry["justification"]
+                    for entry in scored["dimensions"].values()
+                )
     assert chinese > 40
 
 

@@ -166,8 +166,9 @@ def test_chinese_description_is_scored_on_structure_and_flagged() -> None:
     card = score_snapshot(snapshot_of(tool, make_tool("bing_search", "使用必应搜索指定的关键词")))["tools"][0]
     assert "Unsupported Language" in card["flags"]
     scores = {key: entry["score"] for key, entry in card["dimensions"].items()}
-    assert scores["purpose"] <= 3 and scores["behavior"] <= 2 and scores["usage_guidelines"] == 3
-    assert "language" in card["dimensions"]["purpose"]["justification"]
+    # Structure only: naming the sibling `bing_search` by its identifier is what any language shows.
+    assert scores["purpose"] == 5 and scores["behavior"] == 2 and scores["usage_guidelines"] == 4
+    assert "Structure only (the description is in Chinese" in card["dimensions"]["purpose"]["justification"]
 
 
 def test_a_server_without_tools_has_no_roll_up() -> None:

@@ -1,0 +1,125 @@
+"""Descriptions that are not English, in any script, are identified offline, flagged `Unsupported
+Language` and scored on structure: the same content in German or Spanish scores within 0.5 of English."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from scoring import languages, score_snapshot
+from scoring.languages import language_of
+from tests.conftest import CORPUS, require
+from tests.scoring.conftest import make_tool, snapshot_of
+
+TRANSLATIONS = json.loads((Path(__file__).parent / "data" / "translations.json").read_text(encoding="utf-8"))
+LANGUAGES = {"de": "German", "es": "Spanish"}
+
+
+def corpus_servers() -> dict[str, dict[str, Any]]:
+    require((CORPUS / "tools.json").exists(), f"the corpus is not at {CORPUS}")
+    servers = json.loads((CORPUS / "tools.json").read_text(encoding="utf-8"))
+    return {
+        key: {"format": "mcpdex.snapshot/1", "server": {"name": key}, "tools": entry["tools"]}
+        for server in servers
+        for key, entry in server["tools"].items()
+    }
+
+
+@pytest.fixture(scope="module")
+def servers() -> dict[str, dict[str, Any]]:
+    return corpus_servers()
+
+
+def cases() -> list[Any]:
+    found = []
+    for entry in TRANSLATIONS["translations"]:
+        for code in LANGUAGES:
+            reason = entry.get("known", {}).get(code)
+            marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+            found.append(pytest.param(entry, code, id=f"{entry['tool']}-{code}", marks=marks))
+    return found
+
+
+def test_the_suite_covers_at_least_40_real_descriptions_in_each_language() -> None:
+    entries = TRANSLATIONS["translations"]
+    assert len({(entry["server"], entry["tool"]) for entry in entries}) >= 40
+    for code in LANGUAGES:
+        assert sum(code not in entry.get("known", {}) for entry in entries) >= 40
+
+
+@pytest.mark.parametrize(("entry", "code"), cases())
+def test_a_translation_is_flagged_and_scores_within_half_a_point(
+    servers: dict[str, dict[str, Any]], entry: dict[str, Any], code: str
+) -> None:
+    snapshot = servers[entry["server"]]
+    names = [tool["name"] for tool in snapshot["tools"]]
+    index = names.index(entry["tool"])
+    english = score_snapshot(snapshot)["tools"][index]
+    assert "Unsupported Language" not in english["flags"]
+    tools = [dict(tool) for tool in snapshot["tools"]]
+    tools[index]["description"] = entry[code]
+    translated = score_snapshot({**snapshot, "tools": tools})["tools"][index]
+    assert "Unsupported Language" in translated["flags"]
+    language = LANGUAGES[code]
+    for dimension in translated["dimensions"].values():
+        assert f"Structure only (the description is in {language}" in dimension["justification"]
+    finding = next(item for item in translated["findings"] if item["rule"] == "unsupported-language")
+    assert language in finding["message"]
+    assert abs(translated["total"] - english["total"]) <= 0.5, (english["total"], translated["total"])
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        ("根据提供的ID获取对应网页的内容，ID来自bing_search返回的结果", "Chinese or Japanese script"),
+        ("Возвращает список открытых задач проекта с их статусом и исполнителем.", "Cyrillic script"),
+        ("Επιστρέφει τη λίστα των ανοιχτών εργασιών του έργου.", "Greek script"),
+        ("يعيد قائمة المهام المفتوحة في المشروع مع حالتها.", "Arabic script"),
+        ("プロジェクトの未完了タスクの一覧を返します。", "Japanese script"),
+        ("프로젝트의 열린 작업 목록을 상태와 함께 반환합니다.", "Korean script"),
+        ("Renvoie la liste des tâches ouvertes du projet avec leur état et leur responsable.", "French"),
+        ("Restituisce l'elenco delle attività aperte del progetto con il loro stato.", "Italian"),
+        ("Retorna a lista de tarefas abertas do projeto com o seu estado e responsável.", "Portuguese"),
+        ("Geeft de lijst met open taken van het project terug, met hun status en eigenaar.", "Dutch"),
+    ],
+)
+def test_any_script_and_language_that_is_not_english_is_named(text: str, language: str) -> None:
+    assert language_of(text) == language
+    card = score_snapshot(snapshot_of(make_tool("list_tasks", text)))["tools"][0]
+    assert "Unsupported Language" in card["flags"]
+    assert f"the description is in {language}" in card["dimensions"]["purpose"]["justification"]
+
+
+def test_no_english_description_of_the_corpus_is_taken_for_another_language(
+    servers: dict[str, dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked: list[str] = []
+    detector = languages._detector()
+
+    class Counting:
+        def compute_language_confidence_values(self, text: str) -> Any:
+            asked.append(text)
+            return detector.compute_language_confidence_values(text)
+
+    monkeypatch.setattr(languages, "_detector", Counting)
+    languages._language_of.cache_clear()
+    descriptions = [tool.get("description") or "" for server in servers.values() for tool in server["tools"]]
+    named = {text: language_of(text) for text in descriptions}
+    chinese = [text for text, language in named.items() if language != "English"]
+    assert chinese and all(language == "Chinese or Japanese script" for language in map(named.get, chinese))
+    # Cheap checks settle nearly all: the detector is asked about one description in 15 at most.
+    assert len(asked) * 15 <= len(descriptions), asked
+    languages._language_of.cache_clear()
+
+
+def test_short_english_phrases_the_detector_cannot_place_stay_english() -> None:
+    for text in (
+        "Perform an HTTP PUT request",
+        "Merge a pull request",
+        "Valorant map meta data",
+        "Screenshot",
+    ):
+        assert language_of(text) == "English", text
