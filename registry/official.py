@@ -342,21 +342,39 @@ def _later(a: RegistryEntry, b: RegistryEntry) -> bool:
     return ka is not None
 
 
-def select_entries(entries: list[RegistryEntry], *, all_versions: bool) -> list[RegistryEntry]:
-    """The entries to act on: per server the latest version that is not deleted (every version with
-    ``all_versions``), plus every deleted and every invalid entry (recorded, never inspected)."""
+def select_entries(
+    entries: list[RegistryEntry], *, all_versions: bool
+) -> tuple[list[RegistryEntry], list[RegistryEntry]]:
+    """The entries to act on, and the older versions passed over.
+
+    Acted on: per server the latest version that is not deleted (every version with ``all_versions``),
+    plus every deleted and every invalid entry (recorded, never inspected). A version the registry
+    marks ``isLatest: false`` is never taken as the latest, so an incremental page holding only an
+    older version whose status changed does not inspect it."""
     unique: dict[tuple[str, str | None], RegistryEntry] = {}
     for entry in entries:
         unique[(entry.name, entry.version)] = entry  # a later page's copy is the newer one
     chosen: list[RegistryEntry] = []
+    older: list[RegistryEntry] = []
     latest: dict[str, RegistryEntry] = {}
     for entry in unique.values():
         if entry.invalid or entry.status == "deleted" or all_versions:
             chosen.append(entry)
-        elif entry.name not in latest or _later(entry, latest[entry.name]):
+        elif entry.is_latest is False:
+            older.append(entry)
+        elif entry.name not in latest:
             latest[entry.name] = entry
+        elif _later(entry, latest[entry.name]):
+            older.append(latest[entry.name])
+            latest[entry.name] = entry
+        else:
+            older.append(entry)
     chosen.extend(latest.values())
-    return sorted(chosen, key=lambda e: (e.name, semver_key(e.version or "") or (), e.version or ""))
+
+    def order(e: RegistryEntry) -> tuple:
+        return (e.name, semver_key(e.version or "") or (), e.version or "")
+
+    return sorted(chosen, key=order), sorted(older, key=order)
 
 
 # -- from an entry to a runnable server --------------------------------------------------------
@@ -399,8 +417,11 @@ def load_secrets(path: str) -> Inputs:
 
 
 class _Resolver:
-    def __init__(self, entry: RegistryEntry, inputs: Inputs) -> None:
-        self.entry, self.inputs = entry, inputs
+    """Fills an entry's inputs from ``inputs``; with ``placeholders`` a required input nobody gave
+    becomes ``<name>`` (for a config snippet the user completes) instead of skipping the entry."""
+
+    def __init__(self, entry: RegistryEntry, inputs: Inputs, *, placeholders: bool = False) -> None:
+        self.entry, self.inputs, self.placeholders = entry, inputs, placeholders
 
     def value(self, spec: dict[str, Any], *names: str, what: str) -> str | None:
         """An input's value: its fixed ``value``, the user's, else its ``default``; with ``{vars}`` filled.
@@ -412,6 +433,8 @@ class _Resolver:
         if raw is None:
             raw = spec.get("default")
         if raw is None:
+            if spec.get("isRequired") and self.placeholders:
+                return f"<{names[0]}>"
             if spec.get("isRequired"):
                 kind = "secret" if spec.get("isSecret") else "input"
                 raise EntrySkipped(
@@ -481,8 +504,12 @@ def _uvx() -> list[str] | None:
     return [find_uv_bin(), "tool", "run"]
 
 
-def _package_launch(entry: RegistryEntry, package: dict[str, Any], inputs: Inputs) -> Launch:
-    resolve = _Resolver(entry, inputs)
+def _package_launch(
+    entry: RegistryEntry, package: dict[str, Any], inputs: Inputs, *, for_config: bool = False
+) -> Launch:
+    """The command of a package; ``for_config`` writes it as a client config would (the runtimes by
+    name, placeholders for what the user must fill in, none of our environment)."""
+    resolve = _Resolver(entry, inputs, placeholders=for_config)
     kind = package.get("registryType")
     identifier = package.get("identifier")
     if not isinstance(identifier, str) or not identifier:
@@ -495,6 +522,8 @@ def _package_launch(entry: RegistryEntry, package: dict[str, Any], inputs: Input
         raise EntryInvalid(f"the {kind} package {identifier} has no 'version'")
     if kind == "npm":
         argv = ["npx", "-y", *runtime, f"{identifier}@{version}", *arguments]
+    elif kind == "pypi" and for_config:
+        argv = ["uvx", *runtime, f"{identifier}=={version}", *arguments]
     elif kind == "pypi":
         uvx = _uvx()
         if uvx is None:
@@ -512,12 +541,16 @@ def _package_launch(entry: RegistryEntry, package: dict[str, Any], inputs: Input
         raise EntrySkipped(
             f"the {kind} package serves {transport.get('type')} on a local port; only stdio packages are run"
         )
+    if for_config:
+        return Launch("stdio", argv=argv, env=env, kind=kind)
     runner_env = {key: value for key, value in os.environ.items() if _RUNNER_ENV.match(key)}
     return Launch("stdio", argv=argv, env=runner_env | env, kind=kind)
 
 
-def _remote_launch(entry: RegistryEntry, remote: dict[str, Any], inputs: Inputs) -> Launch:
-    resolve = _Resolver(entry, inputs)
+def _remote_launch(
+    entry: RegistryEntry, remote: dict[str, Any], inputs: Inputs, *, for_config: bool = False
+) -> Launch:
+    resolve = _Resolver(entry, inputs, placeholders=for_config)
     kind = remote.get("type")
     if kind not in _REMOTE_TYPES:
         raise EntryInvalid(f"remote type {kind!r} is not streamable-http or sse")
@@ -526,7 +559,7 @@ def _remote_launch(entry: RegistryEntry, remote: dict[str, Any], inputs: Inputs)
         raise EntryInvalid("a remote has no 'url'")
     url = resolve.fill(url, remote.get("variables") or {}, "the remote URL")
     parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
+    if not for_config and (parts.scheme not in ("http", "https") or not parts.netloc):
         raise EntryInvalid(f"remote URL {url!r} is not a valid http(s) URL once filled")
     headers = resolve.pairs(remote.get("headers"), "headers")
     return Launch(kind, url=url, headers=headers, kind="remote")
@@ -570,3 +603,109 @@ def transports_of(server: dict[str, Any]) -> list[str]:
     if server.get("remotes"):
         out.append("remote")
     return out
+
+
+# -- install snippets -----------------------------------------------------------------------------
+
+_SNIPPET_CLIENTS = (
+    ("claude-desktop", "Claude Desktop", "claude_desktop_config.json"),
+    ("cursor", "Cursor", ".cursor/mcp.json"),
+    ("vscode", "VS Code", ".vscode/mcp.json"),
+)
+_PLACEHOLDER = re.compile(r"<([A-Za-z0-9_.{}-]+)>")
+
+
+def _short_name(name: str) -> str:
+    return name.rsplit("/", 1)[-1] or name
+
+
+def _config_launch(server: dict[str, Any]) -> Launch | None:
+    """The entry as a client would run it: its first runnable package, else its first remote."""
+    entry = entry_from_item(server)
+    for package in server.get("packages") or []:
+        if isinstance(package, dict) and package.get("registryType") in _RUNNABLE_TYPES:
+            try:
+                return _package_launch(entry, package, Inputs(), for_config=True)
+            except (EntryInvalid, EntrySkipped):
+                continue
+    remotes = [r for r in server.get("remotes") or [] if isinstance(r, dict)]
+    for remote in sorted(remotes, key=lambda r: r.get("type") != "streamable-http"):
+        try:
+            return _remote_launch(entry, remote, Inputs(), for_config=True)
+        except (EntryInvalid, EntrySkipped):
+            continue
+    return None
+
+
+class _VSCodePrompts:
+    """VS Code asks for ``${input:ID}`` values when the server starts (secrets masked), so its snippet
+    refers to prompts where the others hold ``<NAME>`` placeholders."""
+
+    def __init__(self, secrets: set[str]) -> None:
+        self.secrets, self.inputs = secrets, {}
+
+    def __call__(self, text: str, owner: str = "") -> str:
+        def one(match: re.Match[str]) -> str:
+            name = match.group(1)
+            ident = re.sub(r"[^A-Za-z0-9_-]", "-", name).strip("-").lower() or "value"
+            self.inputs.setdefault(
+                ident,
+                {"type": "promptString", "id": ident, "description": name,
+                 "password": name in self.secrets or owner in self.secrets},
+            )  # fmt: skip
+            return "${input:" + ident + "}"
+
+        return _PLACEHOLDER.sub(one, text)
+
+
+def install_snippets(server: dict[str, Any]) -> list[dict[str, str]]:
+    """Ready-to-paste client configs for the entry ``server`` (a normalised server.json): one each for
+    Claude Desktop, Cursor and VS Code, built from its package (or its remote). ``<NAME>`` marks a
+    value the user must fill in. Empty when nothing in the entry can run."""
+    launch = _config_launch(server)
+    if launch is None:
+        return []
+    key = _short_name(str(server.get("name") or "server"))
+    secrets = {
+        str(item.get("name"))
+        for package in server.get("packages") or []
+        if isinstance(package, dict)
+        for item in package.get("environmentVariables") or []
+        if isinstance(item, dict) and item.get("isSecret")
+    } | {
+        str(header.get("name"))
+        for remote in server.get("remotes") or []
+        if isinstance(remote, dict)
+        for header in remote.get("headers") or []
+        if isinstance(header, dict) and header.get("isSecret")
+    }
+    snippets = []
+    for client, label, file in _SNIPPET_CLIENTS:
+        entry: dict[str, Any]
+        prompt = _VSCodePrompts(secrets) if client == "vscode" else (lambda text, owner="": text)
+        if launch.transport == "stdio":
+            entry = {"command": launch.argv[0], "args": [prompt(arg) for arg in launch.argv[1:]]}
+            if client == "vscode":
+                entry = {"type": "stdio", **entry}
+            if launch.env:
+                entry["env"] = {name: prompt(value, name) for name, value in launch.env.items()}
+        elif client == "claude-desktop":
+            # Claude Desktop's config file starts local servers only: mcp-remote bridges to the URL.
+            args = ["-y", "mcp-remote", launch.url or ""]
+            for name, value in launch.headers.items():
+                args += ["--header", f"{name}:{value}"]
+            entry = {"command": "npx", "args": args}
+        else:
+            entry = {"url": prompt(launch.url or "")}
+            if client == "vscode":
+                entry = {"type": "http" if launch.transport == "streamable-http" else "sse", **entry}
+            if launch.headers:
+                entry["headers"] = {name: prompt(value, name) for name, value in launch.headers.items()}
+        root = "servers" if client == "vscode" else "mcpServers"
+        document: dict[str, Any] = {root: {key: entry}}
+        if isinstance(prompt, _VSCodePrompts) and prompt.inputs:
+            document = {"inputs": list(prompt.inputs.values()), **document}
+        snippets.append(
+            {"client": client, "label": label, "file": file, "json": json.dumps(document, indent=2)}
+        )
+    return snippets

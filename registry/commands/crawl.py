@@ -12,6 +12,7 @@ from typing import Any
 import click
 
 from registry.commands._options import SERVICE_HELP, format_option, registry_option
+from registry.context_cost import context_cost
 from registry.official import OFFICIAL_REGISTRY, Inputs, RegistryEntry, load_secrets
 
 
@@ -41,6 +42,7 @@ class CrawlResult:
             "problems": len(snap.get("problems") or []),
             "durationS": round(self.duration_s, 3),
             "newVersion": self.saved.get("new_version"),
+            "contextTokens": context_cost(snap)["tokens"] if self.snapshot is not None else None,
         }
 
 
@@ -314,7 +316,7 @@ class EntryPlan:
     """What the crawl does with one registry entry: inspect ``target``, or not, for ``reason``."""
 
     entry: RegistryEntry
-    outcome: str  # inspect | skipped | invalid | deleted | recorded
+    outcome: str  # inspect | skipped | invalid | deleted | recorded | older
     reason: str | None = None
     target: Any = None
     kind: str | None = None
@@ -372,8 +374,14 @@ def _plan_registry(
     recorded = set()
     if store is not None and not force:
         recorded = {(r.name, r.version) for r in store.registry_entries() if r.outcome == "ok"}
-    plans = []
-    for entry in select_entries(entries, all_versions=all_versions):
+    chosen, older = select_entries(entries, all_versions=all_versions)
+    # Older versions are not inspected, but their registry status (deprecated, say) is kept.
+    plans = [
+        EntryPlan(e, "recorded" if (e.name, e.version) in recorded else "older",
+                  "not the latest version; --all-versions inspects every version")
+        for e in older
+    ]  # fmt: skip
+    for entry in chosen:
         if entry.invalid:
             plans.append(EntryPlan(entry, "invalid", entry.invalid))
         elif entry.status == "deleted":
@@ -412,14 +420,15 @@ def _check_time(value: str) -> None:
 
 
 def _record_plans(store: Any, plans: list[EntryPlan], results: list[CrawlResult]) -> None:
-    """One registry_entries row per entry acted on; a version recorded before keeps its row."""
+    """One registry_entries row per entry read; a version inspected before stays ``ok`` and takes
+    the registry's current status."""
     from registry.store import RegistryEntryRecord
 
     seen_at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     for plan in plans:
         row = plan.row(results)
         if row["outcome"] == "recorded":
-            continue
+            row = {**row, "outcome": "ok", "reason": None}
         entry = plan.entry
         store.record_registry_entry(
             RegistryEntryRecord(
@@ -475,7 +484,7 @@ def _summary(rows: list[dict[str, Any]], elapsed: float, entries: list[dict[str,
     from rich.table import Table
 
     table = Table(show_edge=False, pad_edge=False)
-    for header in ("entry", "outcome", "server", "version", "tools", "problems", "time"):
+    for header in ("entry", "outcome", "server", "version", "tools", "context", "problems", "time"):
         table.add_column(header)
     for row in rows:
         outcome = "ok" if row["ok"] else "failed: " + (row["error"] or "").splitlines()[0][:70]
@@ -487,6 +496,7 @@ def _summary(rows: list[dict[str, Any]], elapsed: float, entries: list[dict[str,
             escape(row["server"] or "-"),
             escape(str(row["version"] or "-")),
             str(row["tools"]) if row["ok"] else "-",
+            f"{row['contextTokens']:,}" if row["ok"] else "-",
             str(row["problems"]) if row["ok"] else "-",
             f"{row['durationS']:.1f} s",
         )
@@ -495,13 +505,21 @@ def _summary(rows: list[dict[str, Any]], elapsed: float, entries: list[dict[str,
         console.print(table)
     failed = sum(1 for r in rows if not r["ok"])
     console.print(f"{len(rows)} servers, {failed} failed, in {elapsed:.1f} s", highlight=False)
-    not_run = [e for e in entries if e["outcome"] not in ("ok", "failed")]
+    not_run = [e for e in entries if e["outcome"] in ("skipped", "invalid", "deleted")]
     for entry in not_run:
         status = "" if entry["status"] == "active" else f" [{entry['status']}]"
         console.print(
             escape(f"{entry['outcome']}: {entry['name']}@{entry['version']}{status}: {entry['reason']}"),
             highlight=False,
         )
+    passed = {
+        "recorded": "already recorded (--force inspects them again)",
+        "older": "older versions not inspected (--all-versions inspects them)",
+    }
+    for outcome, meaning in passed.items():
+        count = sum(1 for e in entries if e["outcome"] == outcome)
+        if count:
+            console.print(f"{count} {meaning}", highlight=False)
     for entry in entries:
         if entry["status"] == "deprecated" and entry["outcome"] in ("ok", "failed"):
             console.print(

@@ -199,12 +199,30 @@ def test_september_2025_snake_case_and_embedded_official_meta(tmp_path):
 
 def test_latest_active_version_per_server_and_all_versions():
     entries = [entry_from_item(i) for page in sample_pages() for i in page["servers"]]
-    latest = {(e.name, e.version) for e in select_entries(entries, all_versions=False)}
+    chosen, older = select_entries(entries, all_versions=False)
+    latest = {(e.name, e.version) for e in chosen}
     memory = "io.github.modelcontextprotocol/server-memory"
     assert (memory, "2026.8.31") in latest and (memory, "2025.4.25") not in latest
-    assert len(latest) == 7
-    every = {(e.name, e.version) for e in select_entries(entries, all_versions=True)}
-    assert (memory, "2025.4.25") in every and len(every) == 8
+    assert len(latest) == 7 and [(e.name, e.version) for e in older] == [(memory, "2025.4.25")]
+    every, none_older = select_entries(entries, all_versions=True)
+    assert (memory, "2025.4.25") in {(e.name, e.version) for e in every} and len(every) == 8
+    assert none_older == []
+    # An incremental page holding only the deprecated older version does not make it the latest.
+    deprecated = [e for e in entries if e.version == "2025.4.25"]
+    assert select_entries(deprecated, all_versions=False) == ([], deprecated)
+
+
+def test_without_is_latest_semver_then_publication_order_decides():
+    def entry(version: str, published: str) -> dict:
+        return {"server": {"name": "io.github.t/x", "description": "x", "version": version},
+                "_meta": {OFFICIAL: {"status": "active", "publishedAt": published}}}  # fmt: skip
+
+    items = [entry("1.10.0", "2026-01-01"), entry("1.9.0", "2026-02-01"), entry("1.2.0-rc.1", "2026-03-01")]
+    (chosen,), _ = select_entries([entry_from_item(i) for i in items], all_versions=False)
+    assert chosen.version == "1.10.0"
+    dates = [entry("alpha", "2026-01-01"), entry("beta", "2025-01-01")]
+    (chosen,), _ = select_entries([entry_from_item(i) for i in dates], all_versions=False)
+    assert chosen.version == "alpha"
 
 
 def test_remote_variables_and_headers_are_filled():
@@ -288,6 +306,10 @@ def test_crawl_of_the_registry_pages_inspects_runnable_entries_and_reports_the_r
         (row,) = store.registry_entries(f"{sample}fetch")
         assert (row.status, row.outcome, row.server["title"]) == ("active", "ok", "Fetch")
         assert store.last_sync(replayed.url) == "2026-11-01T00:00:00Z"
+        # The older, deprecated version is not inspected, but its status is kept.
+        older = {r.version: r for r in store.registry_entries(f"{sample}memory")}["2025.4.25"]
+        assert (older.status, older.outcome) == ("deprecated", "older")
+        assert older.status_message.startswith("Superseded")
 
     # The stored sync time: the registry is asked only for what changed since, and nothing did.
     replayed.requests.clear()
