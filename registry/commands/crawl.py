@@ -372,8 +372,12 @@ def _plan_registry(
     entries = read_entries(source, updated_since=updated_since)
     newest = max((e.updated_at for e in entries if e.updated_at), default=updated_since)
     recorded = set()
-    if store is not None and not force:
-        recorded = {(r.name, r.version) for r in store.registry_entries() if r.outcome == "ok"}
+    if store is not None:
+        rows = store.registry_entries()
+        if not force:
+            recorded = {(r.name, r.version) for r in rows if r.outcome == "ok"}
+        if updated_since:
+            entries += _still_pending(rows, entries)
     chosen, older = select_entries(entries, all_versions=all_versions)
     # Older versions are not inspected, but their registry status (deprecated, say) is kept.
     plans = [
@@ -406,6 +410,32 @@ def _plan_registry(
             )
             plans.append(EntryPlan(entry, "inspect", target=target, kind=launch.kind))
     return plans, newest
+
+
+def _still_pending(rows: list[Any], fetched: list[RegistryEntry]) -> list[RegistryEntry]:
+    """Servers whose latest stored version was skipped or failed, rebuilt from the stored server.json:
+    an incremental crawl only hears of what changed in the registry, and a secret supplied since, or
+    a package fixed upstream, must still get its entry inspected."""
+    from registry.official import select_entries
+
+    seen = {(entry.name, entry.version) for entry in fetched}
+    stored = [
+        RegistryEntry(
+            name=row.name, version=row.version, server=row.server, status=row.status,
+            status_message=row.status_message, published_at=row.published_at,
+            updated_at=row.updated_at, is_latest=row.is_latest,
+        )
+        for row in rows
+        if row.status != "deleted"
+    ]  # fmt: skip
+    outcomes = {(row.name, row.version): row.outcome for row in rows}
+    latest, _ = select_entries(stored, all_versions=False)
+    return [
+        entry
+        for entry in latest
+        if outcomes[(entry.name, entry.version)] in ("skipped", "failed")
+        and (entry.name, entry.version) not in seen
+    ]
 
 
 def _check_time(value: str) -> None:

@@ -313,8 +313,14 @@ def test_crawl_of_the_registry_pages_inspects_runnable_entries_and_reports_the_r
 
     # The stored sync time: the registry is asked only for what changed since, and nothing did.
     replayed.requests.clear()
-    again = outcomes(crawl(*args))
-    assert again == {} and all("updated_since=2026-11-01" in r for r in replayed.requests)
+    again = outcomes(crawl(*args), exit_code=2)
+    assert all("updated_since=2026-11-01" in r for r in replayed.requests)
+    # Nothing new is inspected; only entries that were skipped or failed last time are tried again.
+    assert {k: e["outcome"] for k, e in again.items()} == {
+        "com.example/acme-weather@2.1.0": "skipped",
+        "io.github.test/wont-install@1.0.0": "failed",
+        "io.github.test/silent-remote@1.0.0": "failed",
+    }
     # Asked for everything again, versions already recorded are not inspected a second time.
     since = outcomes(crawl(*args, "--updated-since", "2000-01-01T00:00:00Z"), exit_code=2)
     assert {k for k, e in since.items() if e["outcome"] == "recorded"} == by_outcome["ok"]
@@ -345,3 +351,45 @@ def test_registry_flags_need_from_registry(tmp_path):
     assert result.returncode == 2 and "--all-versions apply to --from-registry" in result.stderr
     bad_time = crawl("--from-registry", str(config), "--updated-since", "yesterday")
     assert bad_time.returncode == 2 and "not an RFC 3339 time" in bad_time.stderr
+
+
+def test_secrets_header_and_force_on_a_remote_entry(memory_http, tmp_path):
+    dump = tmp_path / "dump.json"
+    dump.write_text(json.dumps({"servers": [item({
+        "name": "io.github.test/memory-remote", "description": "Memory.", "version": "1.0.0",
+        "remotes": [{"type": "streamable-http", "url": memory_http,
+                     "headers": [{"name": "X-Token", "isRequired": True, "isSecret": True}]}],
+    })]}))  # fmt: skip
+    registry = f"sqlite:///{tmp_path / 'r.sqlite'}"
+    args = ("--from-registry", str(dump), "--registry", registry, "--format", "json")
+    key = "io.github.test/memory-remote@1.0.0"
+
+    missing = outcomes(crawl(*args, "--save"))[key]
+    assert missing["outcome"] == "skipped"
+    assert missing["reason"].startswith("required secret X-Token (headers) not supplied")
+    assert outcomes(crawl(*args, "--header", "X-Token: t0k"))[key]["outcome"] == "ok"
+    secrets = tmp_path / "secrets.json"
+    secrets.write_text(json.dumps({"io.github.test/other": {"X-Token": "no"}}))
+    assert outcomes(crawl(*args, "--secrets", str(secrets)))[key]["outcome"] == "skipped"
+    secrets.write_text(json.dumps({"io.github.test/memory-remote": {"X-Token": "t0k"}}))
+    assert outcomes(crawl(*args, "--save", "--secrets", str(secrets)))[key]["outcome"] == "ok"
+    # Recorded: not inspected again, even when asked for everything since long ago, unless --force.
+    since = ("--save", "--secrets", str(secrets), "--updated-since", "2000-01-01T00:00:00Z")
+    assert outcomes(crawl(*args, *since))[key]["outcome"] == "recorded"
+    assert outcomes(crawl(*args, *since, "--force"))[key]["outcome"] == "ok"
+    with open_store(registry) as store:
+        assert len(store.inspections("io.github.test/memory-remote")) == 2
+        (row,) = store.registry_entries("io.github.test/memory-remote")
+        assert row.outcome == "ok"
+    # The secret reached the target but never the stored snapshot.
+    with open_store(registry) as store:
+        stored = json.dumps(store.snapshot("io.github.test/memory-remote"))
+    assert "t0k" not in stored and "X-Token" in stored
+
+
+def test_saving_registry_metadata_needs_a_database_registry(tmp_path):
+    dump = tmp_path / "dump.json"
+    dump.write_text(json.dumps(sample_pages()[2]))
+    result = crawl("--from-registry", str(dump), "--save", "--registry", "http://127.0.0.1:9")
+    assert result.returncode == 2 and "needs a database registry" in result.stderr
+    assert "Traceback" not in result.stderr
