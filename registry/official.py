@@ -443,6 +443,9 @@ class _Resolver:
                 )
             return None
         raw = str(raw).lower() if isinstance(raw, bool) else str(raw)
+        choices = spec.get("choices")
+        if isinstance(choices, list) and choices and raw not in map(str, choices) and not self.placeholders:
+            raise EntrySkipped(f"{what} is {raw!r}, not one of {', '.join(map(str, choices))}")
         return self.fill(raw, spec.get("variables") or {}, what)
 
     def fill(self, text: str, variables: Mapping[str, Any], what: str) -> str:

@@ -234,6 +234,8 @@ def test_remote_variables_and_headers_are_filled():
     launch = entry_launch(weather, Inputs({"api_token": "s3cret", "region": "eu"}))
     assert launch.url == "https://eu.weather.example.com/mcp"
     assert launch.headers == {"Authorization": "Bearer s3cret"}
+    with pytest.raises(EntrySkipped, match=r"\{region\} of the remote URL is 'asia', not one of us, eu"):
+        entry_launch(weather, Inputs({"api_token": "s3cret", "region": "asia"}))
     whole = entry_launch(weather, Inputs({"Authorization": "Token abc"}))
     assert whole.url == "https://us.weather.example.com/mcp" and whole.headers["Authorization"] == "Token abc"
 
