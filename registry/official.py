@@ -15,11 +15,11 @@ import os
 import re
 import shutil
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, urlencode, urlsplit
+from urllib.parse import urlencode, urlsplit
 
 from registry.errors import UsageError
 from registry.store import semver_key
@@ -267,7 +267,6 @@ def fetch_entries(
     *,
     updated_since: str | None = None,
     timeout: float = 30.0,
-    on_page: Callable[[int], None] | None = None,
 ) -> Iterator[RegistryEntry]:
     """Every entry the registry at ``url`` lists, page by page (deleted ones too when ``updated_since``)."""
     import httpx
@@ -280,7 +279,7 @@ def fetch_entries(
     with httpx.Client(
         timeout=timeout, follow_redirects=True, headers={"Accept": "application/json"}
     ) as client:
-        for number in range(1, MAX_PAGES + 1):
+        for _ in range(MAX_PAGES):
             query = urlencode({**params, **({"cursor": cursor} if cursor else {})})
             page_url = f"{base}/servers?{query}"
             try:
@@ -298,8 +297,6 @@ def fetch_entries(
                 raise UsageError(f"the registry at {page_url} did not answer JSON") from None
             items, next_cursor = _page_items(page, page_url)
             yield from (entry_from_item(item) for item in items)
-            if on_page is not None:
-                on_page(number)
             if not next_cursor or next_cursor == cursor:
                 return
             cursor = next_cursor
@@ -322,11 +319,6 @@ def read_entries(source: str, *, updated_since: str | None = None) -> list[Regis
     return entries
 
 
-def server_path(name: str, version: str = "latest") -> str:
-    """The URL path of one server version (``/servers/NAME/versions/VERSION``), each part encoded."""
-    return f"/servers/{quote(name, safe='')}/versions/{quote(version, safe='')}"
-
-
 # -- choosing versions -----------------------------------------------------------------------
 
 
@@ -342,15 +334,22 @@ def _later(a: RegistryEntry, b: RegistryEntry) -> bool:
     return ka is not None
 
 
+def _preferred(a: RegistryEntry, b: RegistryEntry) -> bool:
+    """Whether ``a`` is the version to inspect rather than ``b``: an active one first, then the later."""
+    if (a.status == "active") != (b.status == "active"):
+        return a.status == "active"
+    return _later(a, b)
+
+
 def select_entries(
     entries: list[RegistryEntry], *, all_versions: bool
 ) -> tuple[list[RegistryEntry], list[RegistryEntry]]:
     """The entries to act on, and the older versions passed over.
 
-    Acted on: per server the latest version that is not deleted (every version with ``all_versions``),
-    plus every deleted and every invalid entry (recorded, never inspected). A version the registry
-    marks ``isLatest: false`` is never taken as the latest, so an incremental page holding only an
-    older version whose status changed does not inspect it."""
+    Acted on: per server the latest active version, else the latest deprecated one (every version
+    with ``all_versions``), plus every deleted and every invalid entry (recorded, never inspected). A
+    deprecated version the registry marks ``isLatest: false`` is never taken, so an incremental page
+    holding only an older version that was just deprecated does not inspect it."""
     unique: dict[tuple[str, str | None], RegistryEntry] = {}
     for entry in entries:
         unique[(entry.name, entry.version)] = entry  # a later page's copy is the newer one
@@ -360,11 +359,11 @@ def select_entries(
     for entry in unique.values():
         if entry.invalid or entry.status == "deleted" or all_versions:
             chosen.append(entry)
-        elif entry.is_latest is False:
+        elif entry.is_latest is False and entry.status != "active":
             older.append(entry)
         elif entry.name not in latest:
             latest[entry.name] = entry
-        elif _later(entry, latest[entry.name]):
+        elif _preferred(entry, latest[entry.name]):
             older.append(latest[entry.name])
             latest[entry.name] = entry
         else:

@@ -151,6 +151,23 @@ def test_check_fails_a_surface_over_max_context_tokens(tmp_path):
         in over.stderr
     )
     assert "FAILED: context cost" in over.stdout
+    markdown = subprocess.run(
+        [
+            *MCPDEX,
+            "check",
+            "--baseline",
+            str(lock),
+            "--max-context-tokens",
+            "10",
+            "--format",
+            "markdown",
+            *server,
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert markdown.returncode == 1 and "## ❌ mcpdex check failed" in markdown.stdout
+    assert f"Context cost: {tokens:,} tokens (o200k_base), limit 10" in markdown.stdout
 
     within = subprocess.run(
         [*MCPDEX, "check", "--baseline", str(lock), "--max-context-tokens", str(tokens), "--format", "json",

@@ -220,6 +220,12 @@ def test_without_is_latest_semver_then_publication_order_decides():
     items = [entry("1.10.0", "2026-01-01"), entry("1.9.0", "2026-02-01"), entry("1.2.0-rc.1", "2026-03-01")]
     (chosen,), _ = select_entries([entry_from_item(i) for i in items], all_versions=False)
     assert chosen.version == "1.10.0"
+    # The latest active version, though a later one is deprecated.
+    deprecated = entry_from_item(entry("2.0.0", "2026-04-01"))
+    deprecated.status, deprecated.is_latest = "deprecated", True
+    active = entry_from_item(entry("1.10.0", "2026-01-01"))
+    active.is_latest = False
+    assert select_entries([deprecated, active], all_versions=False) == ([active], [deprecated])
     dates = [entry("alpha", "2026-01-01"), entry("beta", "2025-01-01")]
     (chosen,), _ = select_entries([entry_from_item(i) for i in dates], all_versions=False)
     assert chosen.version == "alpha"
