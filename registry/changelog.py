@@ -10,6 +10,7 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from registry.context_cost import context_growth_change
 from registry.diff import Change, diff_history, summarize
 from registry.templating import render
 
@@ -37,7 +38,12 @@ def group_by_tool(changes: Iterable[Change]) -> list[dict[str, Any]]:
 def build_changelog(server: str, versions: Sequence[Any]) -> dict[str, Any]:
     """The changelog of ``server`` from its versions (each with label, digest, first_seen, snapshot)."""
     entries: list[dict[str, Any]] = []
-    histories = diff_history([_field(version, "snapshot") for version in versions])
+    snapshots = [_field(version, "snapshot") for version in versions]
+    histories = diff_history(snapshots)
+    for index in range(1, len(snapshots)):
+        grew = context_growth_change(snapshots[index - 1], snapshots[index])
+        if grew is not None:
+            histories[index].append(grew)  # type: ignore[arg-type]
     for index, (version, changes) in enumerate(zip(versions, histories, strict=True)):
         entries.append(
             {

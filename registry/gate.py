@@ -21,6 +21,7 @@ from typing import Any
 
 import click
 
+from registry.context_cost import context_growth_change
 from registry.diff import Change, diff_snapshots, fingerprint, summarize
 from registry.errors import UsageError
 from registry.rules import AREA_LABELS, LEVELS, RULES_BY_ID, TEXT_DIFF_RULES, level_rank, rule
@@ -248,7 +249,8 @@ def evaluate(
 ) -> dict[str, Any]:
     """The report of diffing ``old`` → ``new`` under a policy; ``fail_on=None`` never fails (plain diff).
 
-    ``quality`` scores both sides and adds their quality drops (``quality_changes``).
+    ``quality`` scores both sides and adds their quality drops (``quality_changes``) and a growth of
+    the tool list's context cost past the policy share (``context-cost-grew``).
     """
     severity = severity or {}
     changes = _at_severity(diff_snapshots(old, new), severity)
@@ -260,6 +262,9 @@ def evaluate(
     # After the bump: a quality drop is not a breaking change that asks for a major version.
     if quality:
         changes += _at_severity(quality_changes(old, new), severity)
+        grew = context_growth_change(old, new)
+        if grew is not None:
+            changes += _at_severity([grew], severity)  # type: ignore[list-item]
     by_print = {entry.fingerprint: entry for entry in accepted}
     for change in changes:
         entry = by_print.get(change["fingerprint"])
@@ -311,6 +316,9 @@ def _verdict(report: dict[str, Any]) -> str:
         return summary
     if report["passed"]:
         return f"{summary}\nPASSED (--fail-on {report['failOn']})"
+    limit = report.get("contextCost")
+    if limit is not None and not limit["withinLimit"] and not report["failing"]:
+        return f"{summary}\nFAILED: {limit['message']}."
     return (
         f"{summary}\nFAILED: {report['failing']} change{'s' if report['failing'] != 1 else ''} at or above "
         f"{report['failOn']} (--fail-on {report['failOn']}). Accept a reviewed change by adding its "

@@ -22,6 +22,7 @@ from typing import Any, TypedDict
 
 from markupsafe import Markup
 
+from registry.context_cost import context_cost
 from registry.errors import UsageError
 from registry.rules import TEXT_DIFF_RULES
 from registry.snapshot import server_version, sorted_json
@@ -99,6 +100,9 @@ class ServerData:
     scorecard: dict[str, Any] | None = None
     inspections: list[dict[str, Any]] = field(default_factory=list)  # newest first
     profile: dict[str, Any] | None = None
+    # What the official MCP Registry lists for this server: one dict per recorded version
+    # (store.RegistryEntryRecord fields), oldest first; None when it was not crawled from a registry.
+    registry: list[dict[str, Any]] | None = None
 
 
 # ---------------------------------------------------------------- slugs
@@ -612,6 +616,7 @@ def summary_row(server: ServerData, slug: str) -> dict[str, Any]:
         "change_level": _top_level(latest_changes) or ("none" if len(server.versions) > 1 else ""),
         "recorded": bool(server.versions),
         "version_count": len(server.versions),
+        **_listing_columns(server),
     }
 
 
@@ -711,6 +716,8 @@ def _server_context(
         "changelog": _changelog(server.versions, template_dir),
         "inspections": _inspection_views(server.inspections),
         "profile": server.profile,
+        "listing": registry_listing(server),
+        "context": _context_view(server.snapshot),
     }
 
 
@@ -724,6 +731,8 @@ def server_document(server: ServerData) -> dict[str, Any]:
         "versions": list(server.versions),
         "inspections": list(server.inspections),
         "profile": server.profile,
+        "contextCost": context_cost(server.snapshot) if server.snapshot else None,
+        "registry": server.registry,
     }
 
 
@@ -983,5 +992,102 @@ def _tool_document(server: ServerData, tool: dict[str, Any], history: dict[str, 
             for version in server.versions
             for change in version.get("changes") or []
             if change.get("tool") == name
+        ],
+    }
+
+
+# ---------------------------------------------------------------- official registry and context cost
+
+
+def _context_view(snapshot: dict[str, Any]) -> dict[str, Any] | None:
+    """The context cost of the page's version, its tools largest first."""
+    if not snapshot:
+        return None
+    cost = context_cost(snapshot)
+    largest = max((tool["tokens"] for tool in cost["tools"]), default=0) or 1
+    return {
+        **cost,
+        "tools": [
+            {**tool, "share": round(100 * tool["tokens"] / largest)}
+            for tool in sorted(cost["tools"], key=lambda tool: (-tool["tokens"], tool["name"]))
+        ],
+    }
+
+
+def _transports(server: ServerData) -> list[str]:
+    """``local`` and/or ``remote``: from the registry's listing, else from how it was inspected."""
+    from registry.official import transports_of
+
+    if server.registry:
+        return transports_of(server.registry[-1].get("server") or {})
+    source = server.snapshot.get("source") if isinstance(server.snapshot.get("source"), dict) else {}
+    transport = source.get("transport")
+    if transport == "stdio":
+        return ["local"]
+    return ["remote"] if transport in ("streamable-http", "sse") else []
+
+
+def _listing_columns(server: ServerData) -> dict[str, Any]:
+    """The index columns for context cost and transport, and the registry status when not active."""
+    cost = context_cost(server.snapshot) if server.snapshot else None
+    latest = server.registry[-1] if server.registry else None
+    return {
+        "context_tokens": cost["tokens"] if cost else None,
+        "context_exact": cost["exact"] if cost else True,
+        "transports": _transports(server),
+        "registry_status": latest.get("status") if latest else None,
+    }
+
+
+def _https(url: Any) -> str:
+    """``url`` when it is an http(s) URL (the only kind a page links to), else empty."""
+    return url if isinstance(url, str) and url.startswith(("https://", "http://")) else ""
+
+
+_PACKAGE_FIELDS = ("registryType", "identifier", "version", "runtimeHint")
+_LISTING_FIELDS = ("version", "status", "status_message", "outcome", "reason")
+
+
+def registry_listing(server: ServerData) -> dict[str, Any] | None:
+    """What the official registry says about the server: metadata of the listing that matches the
+    page's version (else the newest), each version's status, and install snippets."""
+    from registry.official import install_snippets
+
+    if not server.registry:
+        return None
+    version = server_version(server.snapshot) if server.snapshot else None
+    current = next((e for e in server.registry if e.get("version") == version), server.registry[-1])
+    document = current.get("server") if isinstance(current.get("server"), dict) else {}
+    repository = document.get("repository") if isinstance(document.get("repository"), dict) else {}
+    packages = [p for p in document.get("packages") or [] if isinstance(p, dict)]
+    remotes = [r for r in document.get("remotes") or [] if isinstance(r, dict)]
+    return {
+        "title": _as_text(document.get("title")),
+        "description": _as_text(document.get("description")),
+        "version": _as_text(current.get("version")),
+        "status": _as_text(current.get("status")),
+        "status_message": _as_text(current.get("status_message")),
+        "published": format_date(current.get("published_at")),
+        "website": _https(document.get("websiteUrl")),
+        "repository": _https(repository.get("url")),
+        "subfolder": _as_text(repository.get("subfolder")),
+        "icons": [
+            {
+                "src": _https(icon.get("src")),
+                "sizes": " ".join(map(str, icon.get("sizes") or [])),
+                "theme": _as_text(icon.get("theme")),
+            }
+            for icon in document.get("icons") or []
+            if isinstance(icon, dict) and _https(icon.get("src"))
+        ],
+        "packages": [
+            {key: _as_text(package.get(key)) for key in _PACKAGE_FIELDS}
+            | {"transport": _as_text((package.get("transport") or {}).get("type") or "stdio")}
+            for package in packages
+        ],
+        "remotes": [{"type": _as_text(r.get("type")), "url": _as_text(r.get("url"))} for r in remotes],
+        "snippets": install_snippets(document),
+        "versions": [
+            {key: _as_text(entry.get(key)) for key in _LISTING_FIELDS} for entry in reversed(server.registry)
         ],
     }

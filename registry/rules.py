@@ -966,6 +966,38 @@ RULES: tuple[Rule, ...] = tuple(
             "Server quality fell a tier, overall {before} → {after}. {detail}",
             ([_TOOL], [_TOOL, {"name": "purge", "inputSchema": {"type": "object"}}]),
         ),
+        Rule(
+            "context-cost-grew",
+            "warning",
+            "quality",
+            "none",
+            "The tool list an agent loads into its context (each tool's name, description and input "
+            "schema, counted in tokens) grew by more than the policy share (20% by default) and by at "
+            "least 100 tokens since the previous version: every conversation with the server pays it "
+            "before any call. Reported by the changelog and the gate; cap the size itself with check "
+            "--max-context-tokens.",
+            "Context cost grew, {before} → {after} tokens ({detail}).",
+            (
+                [_TOOL],
+                [
+                    _TOOL,
+                    _tool(
+                        name="search_archive",
+                        description="Search archived notes by text, newest first, across every notebook "
+                        "the user can read; filters narrow the match before ranking.",
+                        inputSchema=_obj(
+                            {
+                                "query": {**_S, "description": "Words to find in a note's title or body."},
+                                "notebook": {**_S, "description": "Only this notebook's notes, by its name."},
+                                "after": {**_S, "format": "date", "description": "Archived since."},
+                                "limit": {**_I, "minimum": 1, "maximum": 100, "description": "Most results."},
+                            },
+                            ("query",),
+                        ),
+                    ),
+                ],
+            ),
+        ),
     ]
 )
 

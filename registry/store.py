@@ -98,6 +98,32 @@ def tables() -> SimpleNamespace:
         sa.Column("saved_at", sa.String(32), nullable=False),
         sa.UniqueConstraint("version_id", name="uq_profiles_version"),
     )
+    # One row per (server, version) an official-registry crawl has seen: its server.json, the
+    # registry's status and what the crawl did with it. New tables, so older databases gain them on open.
+    registry_entries = sa.Table(
+        "registry_entries",
+        metadata,
+        sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+        sa.Column("name", sa.String(512), nullable=False),
+        sa.Column("version", sa.String(256), nullable=False),
+        sa.Column("status", sa.String(16), nullable=False),
+        sa.Column("status_message", sa.Text, nullable=True),
+        sa.Column("published_at", sa.String(40), nullable=True),
+        sa.Column("updated_at", sa.String(40), nullable=True),
+        sa.Column("is_latest", sa.Boolean, nullable=True),
+        sa.Column("server_json", sa.Text, nullable=False),
+        sa.Column("outcome", sa.String(16), nullable=False),
+        sa.Column("reason", sa.Text, nullable=True),
+        sa.Column("seen_at", sa.String(32), nullable=False),
+        sa.UniqueConstraint("name", "version", name="uq_registry_entries_name_version"),
+    )
+    registry_syncs = sa.Table(
+        "registry_syncs",
+        metadata,
+        sa.Column("source", sa.String(1024), primary_key=True),
+        sa.Column("updated_since", sa.String(40), nullable=True),
+        sa.Column("synced_at", sa.String(32), nullable=False),
+    )
     return SimpleNamespace(
         metadata=metadata,
         servers=servers,
@@ -105,6 +131,8 @@ def tables() -> SimpleNamespace:
         inspections=inspections,
         submission_keys=submission_keys,
         profiles=profiles,
+        registry_entries=registry_entries,
+        registry_syncs=registry_syncs,
     )
 
 
@@ -133,6 +161,29 @@ _SQL_PROFILE = (
     "SELECT p.profile AS profile FROM profiles p JOIN versions v ON p.version_id = v.id "
     "WHERE v.server_id = :server_id AND (v.label = :version OR v.digest = :version)"
 )
+_SQL_REGISTRY_ENTRIES = (
+    "SELECT name, version, status, status_message, published_at, updated_at, is_latest, server_json, "
+    "outcome, reason, seen_at FROM registry_entries {where} ORDER BY name, id"
+)
+_SQL_REGISTRY_SYNC = "SELECT updated_since FROM registry_syncs WHERE source = :source"
+
+
+@dataclass(frozen=True)
+class RegistryEntryRecord:
+    """What an official-registry crawl recorded about one server version (``outcome``: ok, failed,
+    skipped, invalid or deleted, with ``reason``)."""
+
+    name: str
+    version: str
+    status: str
+    status_message: str | None
+    published_at: str | None
+    updated_at: str | None
+    is_latest: bool | None
+    server: dict[str, Any]
+    outcome: str
+    reason: str | None
+    seen_at: str
 
 
 @dataclass(frozen=True)
@@ -617,6 +668,72 @@ class Store:
                 conn.execute(
                     t.profiles.update().where(p.id == existing.id).values(profile=body, saved_at=_now())
                 )
+
+    def record_registry_entry(self, entry: RegistryEntryRecord) -> None:
+        """Insert or replace the row of ``entry``'s (name, version)."""
+        import sqlalchemy as sa
+        from sqlalchemy.exc import IntegrityError
+
+        table = tables().registry_entries
+        row = {
+            "name": entry.name,
+            "version": entry.version,
+            "status": entry.status,
+            "status_message": entry.status_message,
+            "published_at": entry.published_at,
+            "updated_at": entry.updated_at,
+            "is_latest": entry.is_latest,
+            "server_json": json.dumps(entry.server, sort_keys=True, ensure_ascii=False),
+            "outcome": entry.outcome,
+            "reason": entry.reason,
+            "seen_at": entry.seen_at,
+        }
+        match = sa.and_(table.c.name == entry.name, table.c.version == entry.version)
+        for attempt in range(2):
+            try:
+                with self._transaction(self.engine, write=True) as conn:
+                    if conn.execute(table.update().where(match).values(**row)).rowcount == 0:
+                        conn.execute(table.insert().values(**row))
+                return
+            except IntegrityError:
+                if attempt:  # another writer inserted it first; the retry updates it
+                    raise
+
+    def registry_entries(self, name: str | None = None) -> list[RegistryEntryRecord]:
+        """The official-registry rows of ``name`` (every server's when None), by name then first seen."""
+        where = "WHERE name = :name" if name is not None else ""
+        rows = self._query(_SQL_REGISTRY_ENTRIES.format(where=where), name=name)
+        return [
+            RegistryEntryRecord(
+                r["name"],
+                r["version"],
+                r["status"],
+                r["status_message"],
+                r["published_at"],
+                r["updated_at"],
+                None if r["is_latest"] is None else bool(r["is_latest"]),
+                json.loads(r["server_json"]),
+                r["outcome"],
+                r["reason"],
+                r["seen_at"],
+            )
+            for r in rows
+        ]
+
+    def last_sync(self, source: str) -> str | None:
+        """The largest ``updatedAt`` seen by the last crawl of ``source``, or None."""
+        rows = self._query(_SQL_REGISTRY_SYNC, source=source)
+        return rows[0]["updated_since"] if rows else None
+
+    def record_sync(self, source: str, updated_since: str | None) -> None:
+        """Remember ``updated_since`` for the next incremental crawl of ``source``."""
+        import sqlalchemy as sa
+
+        table = tables().registry_syncs
+        values = {"updated_since": updated_since, "synced_at": _now()}
+        with self._transaction(self.engine, write=True) as conn:
+            if conn.execute(table.update().where(table.c.source == source).values(**values)).rowcount == 0:
+                conn.execute(sa.insert(table).values(source=source, **values))
 
     # -- reads -----------------------------------------------------------------------------
 

@@ -12,7 +12,8 @@ document.querySelectorAll("[data-filter]").forEach(function (form) {
     var items = target.querySelectorAll("[data-filter-item]");
     var shown = 0;
     items.forEach(function (item) {
-      var match = !query || item.textContent.toLowerCase().indexOf(query) !== -1;
+      var match = (!query || item.textContent.toLowerCase().indexOf(query) !== -1) &&
+        !item.hasAttribute("data-transport-off");
       item.hidden = !match;
       if (match) { shown += 1; }
     });
@@ -39,5 +40,22 @@ document.querySelectorAll("table[data-sortable]").forEach(function (table) {
       });
       rows.forEach(function (row) { body.appendChild(row); });
     });
+  });
+});
+document.querySelectorAll("[data-transport-filter]").forEach(function (form) {
+  // Shows the rows whose data-transport lists the chosen one; the text filter, if any, re-applies.
+  var select = form.querySelector("select");
+  var target = document.getElementById(form.getAttribute("data-transport-filter"));
+  if (!select || !target) { return; }
+  form.hidden = false;
+  select.addEventListener("change", function () {
+    var text = document.querySelector('[data-filter="' + form.getAttribute("data-transport-filter") + '"] input');
+    target.querySelectorAll("[data-filter-item]").forEach(function (item) {
+      var kinds = (item.getAttribute("data-transport") || "").split(" ");
+      var off = select.value !== "" && kinds.indexOf(select.value) === -1;
+      if (off) { item.setAttribute("data-transport-off", ""); } else { item.removeAttribute("data-transport-off"); }
+      item.hidden = off;
+    });
+    if (text && text.value) { text.dispatchEvent(new Event("input")); }
   });
 });

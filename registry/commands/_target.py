@@ -61,7 +61,7 @@ def target_options(command: Callable[..., Any]) -> Callable[..., Any]:
     return command
 
 
-def _pairs(values: Sequence[str], sep: str, flag: str, example: str) -> dict[str, str]:
+def pairs(values: Sequence[str], sep: str, flag: str, example: str) -> dict[str, str]:
     out: dict[str, str] = {}
     for value in values:
         key, found, rest = value.partition(sep)
@@ -108,7 +108,7 @@ def target_from_options(
     if env:
         if target.transport != "stdio":
             raise UsageError("--env applies to a stdio command; use --header for a URL")
-        target.env = {**target.env, **_pairs(env, "=", "--env", "KEY=VALUE")}
+        target.env = {**target.env, **pairs(env, "=", "--env", "KEY=VALUE")}
     if cwd:
         if target.transport != "stdio":
             raise UsageError("--cwd applies to a stdio command")
@@ -116,7 +116,7 @@ def target_from_options(
     if header:
         if target.transport == "stdio":
             raise UsageError("--header applies to a URL target; use --env for a stdio command")
-        target.headers = {**target.headers, **_pairs(header, ":", "--header", "'Name: value'")}
+        target.headers = {**target.headers, **pairs(header, ":", "--header", "'Name: value'")}
     return target
 
 

@@ -12,6 +12,8 @@ from typing import Any
 import click
 
 from registry.commands._options import SERVICE_HELP, format_option, registry_option
+from registry.context_cost import context_cost
+from registry.official import OFFICIAL_REGISTRY, Inputs, RegistryEntry, load_secrets
 
 
 @dataclass
@@ -32,12 +34,15 @@ class CrawlResult:
             "ok": self.snapshot is not None,
             "error": self.error,
             "server": (snap.get("server") or {}).get("name"),
-            "version": self.saved.get("version") or (snap.get("server") or {}).get("version"),
+            "version": self.saved.get("version")
+            or snap.get("versionLabel")
+            or (snap.get("server") or {}).get("version"),
             "digest": snap.get("digest"),
             "tools": len(snap.get("tools") or []),
             "problems": len(snap.get("problems") or []),
             "durationS": round(self.duration_s, 3),
             "newVersion": self.saved.get("new_version"),
+            "contextTokens": context_cost(snap)["tokens"] if self.snapshot is not None else None,
         }
 
 
@@ -48,8 +53,11 @@ async def crawl_targets(
     timeout: float,
     protocol_era: str,
     on_done: Any = None,
+    labels: dict[str, str] | None = None,
 ) -> list[CrawlResult]:
-    """Inspect ``targets`` (name → Target) with at most ``concurrency`` at once; failures are results too."""
+    """Inspect ``targets`` (name → Target) with at most ``concurrency`` at once; failures are results too.
+
+    ``labels`` names the version to record a target's snapshot under (a registry entry's version)."""
     import anyio
 
     from registry.errors import InspectionError
@@ -67,7 +75,9 @@ async def crawl_targets(
             result.started_at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
             started = time.perf_counter()
             try:
-                result.snapshot = await inspect_async(target, timeout=timeout, protocol_era=protocol_era)
+                result.snapshot = await inspect_async(
+                    target, timeout=timeout, protocol_era=protocol_era, version_label=(labels or {}).get(name)
+                )
             except InspectionError as exc:
                 result.error = str(exc)
             result.duration_s = time.perf_counter() - started
@@ -81,7 +91,17 @@ async def crawl_targets(
 
 
 @click.command("crawl")
-@click.argument("config", type=click.Path(exists=True, dir_okay=False))
+@click.argument("config", required=False, type=click.Path(exists=True, dir_okay=False))
+@click.option(
+    "--from-registry",
+    "from_registry",
+    is_flag=False,
+    flag_value=OFFICIAL_REGISTRY,
+    default=None,
+    metavar="[URL|FILE|DIR]",
+    help="Crawl the official MCP Registry (alone: the public one), a saved list dump or a folder of "
+    "server.json files instead of CONFIG.",
+)
 @click.option(
     "--concurrency", type=click.IntRange(min=1), default=8, show_default=True, help="Inspections at once."
 )
@@ -94,28 +114,133 @@ async def crawl_targets(
     "--protocol-era", type=click.Choice(("auto", "legacy", "modern")), default="auto", show_default=True
 )
 @click.option("--only", multiple=True, metavar="NAME", help="Crawl only these entries of the config.")
+@click.option("--all-versions", is_flag=True, help="--from-registry: every version, not only the latest.")
+@click.option(
+    "--updated-since",
+    metavar="RFC3339",
+    help="--from-registry: only entries updated after this time (default with --save: the last crawl's).",
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="--from-registry: inspect versions already recorded, and ignore the last sync.",
+)
+@click.option(
+    "--env",
+    "env",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="--from-registry: a value for an entry's environment variable, argument or {variable}.",
+)
+@click.option(
+    "--header", "header", multiple=True, metavar="'NAME: VALUE'", help="--from-registry: a remote's header."
+)
+@click.option(
+    "--secrets",
+    type=click.Path(exists=True, dir_okay=False),
+    help='--from-registry: a JSON file of NAME: value, or "registry/name": {NAME: value}.',
+)
 @format_option("text", "json")
 def crawl(
-    config: str,
+    config: str | None,
+    from_registry: str | None,
     concurrency: int,
     save: bool,
     registry_url: str | None,
     timeout: float,
     protocol_era: str,
     only: tuple[str, ...],
+    all_versions: bool,
+    updated_since: str | None,
+    force: bool,
+    env: tuple[str, ...],
+    header: tuple[str, ...],
+    secrets: str | None,
     fmt: str,
 ) -> None:
-    """Inspect every server of CONFIG (an mcpServers file) concurrently.
+    """Inspect every server of CONFIG (an mcpServers file), or of the official MCP Registry, concurrently.
 
-    A server that fails is recorded as a failed inspection and does not stop the crawl. Exits 2
-    only when every server failed.
+    A server that fails is recorded as a failed inspection and does not stop the crawl; a registry
+    entry that cannot run is listed with its reason. Exits 2 only when every inspection failed.
 
     \b
     mcpdex crawl servers.json --concurrency 8 --save
+    mcpdex crawl --from-registry --save --secrets secrets.json
     """
-    import anyio
+    from registry.errors import InspectionError, UsageError
 
-    from registry.errors import InspectionError, MCPDexError, UsageError
+    registry_only = {
+        "--all-versions": all_versions,
+        "--updated-since": updated_since,
+        "--force": force,
+        "--env": env,
+        "--header": header,
+        "--secrets": secrets,
+    }
+    if from_registry is None:
+        used = [flag for flag, value in registry_only.items() if value]
+        if used:
+            raise UsageError(f"{', '.join(used)} apply to --from-registry; add it, or drop them")
+        if config is None:
+            raise UsageError("give CONFIG (an mcpServers file) or --from-registry [URL]")
+        targets = _config_targets(config, only)
+        plans: list[EntryPlan] = []
+        labels: dict[str, str] = {}
+    else:
+        if config is not None or only:
+            raise UsageError("--from-registry replaces CONFIG and --only; give one source")
+        targets, labels, plans = {}, {}, []
+
+    store = None
+    if save:
+        from registry.client import open_registry
+        from registry.names import server_name_problem
+
+        # Every config entry is saved under its name: one the registry refuses stops the crawl before
+        # it starts (registry entries are checked one by one when they are planned).
+        for problem in filter(None, map(server_name_problem, targets)):
+            raise UsageError(f"{config}: {problem}; rename the entry")
+        store = open_registry(registry_url)
+    try:
+        sync_from = None
+        if from_registry is not None:
+            plans, sync_from = _plan_registry(
+                from_registry,
+                store,
+                all_versions=all_versions,
+                updated_since=updated_since,
+                force=force,
+                inputs=_inputs(env, header, secrets),
+            )
+            for plan in plans:
+                if plan.target is not None:
+                    targets[plan.entry.key] = plan.target
+                    labels[plan.entry.key] = plan.entry.version or ""
+        started = time.perf_counter()
+        results = _run(targets, store, plans, concurrency, timeout, protocol_era, labels)
+        elapsed = time.perf_counter() - started
+        if store is not None and from_registry is not None:
+            _record_plans(store, plans, results)
+            store.record_sync(from_registry, sync_from)
+    finally:
+        if store is not None:
+            store.close()
+    rows = [r.row() for r in results]
+    entries = [plan.row(results) for plan in plans]
+    if fmt == "json":
+        body: dict[str, Any] = {"elapsedS": round(elapsed, 3), "servers": rows}
+        if from_registry is not None:
+            body["entries"] = entries
+        click.echo(json.dumps(body, indent=2, sort_keys=True))
+    else:
+        _summary(rows, elapsed, entries)
+    if rows and all(not r["ok"] for r in rows):
+        source = config or from_registry
+        raise InspectionError(f"none of the {len(rows)} servers in {source} could be inspected")
+
+
+def _config_targets(config: str, only: tuple[str, ...]) -> dict[str, Any]:
+    from registry.errors import UsageError
     from registry.inspect import config_servers
 
     targets = config_servers(config)
@@ -126,23 +251,31 @@ def crawl(
         targets = {name: t for name, t in targets.items() if name in only}
     if not targets:
         raise UsageError(f"{config} lists no servers")
+    return targets
 
-    store = None
-    if save:
-        from registry.client import open_registry
-        from registry.names import server_name_problem
 
-        # Every entry is saved under its name: one the registry refuses stops the crawl before it starts.
-        for problem in filter(None, map(server_name_problem, targets)):
-            raise UsageError(f"{config}: {problem}; rename the entry")
-        store = open_registry(registry_url)
+def _run(
+    targets: dict[str, Any],
+    store: Any,
+    plans: list[EntryPlan],
+    concurrency: int,
+    timeout: float,
+    protocol_era: str,
+    labels: dict[str, str],
+) -> list[CrawlResult]:
+    import anyio
+
+    from registry.errors import MCPDexError
+
+    # A registry entry is saved under its registry name; a config entry under its own name.
+    server_names = {plan.entry.key: plan.entry.name for plan in plans}
 
     def record(result: CrawlResult) -> None:
         if store is None:
             return
         recorded = store.record_inspection(
             result.snapshot,
-            server=result.name,
+            server=server_names.get(result.name, result.name),
             ok=result.snapshot is not None,
             error=result.error,
             started_at=result.started_at,
@@ -150,7 +283,8 @@ def crawl(
         )
         result.saved = {"version": recorded.version, "new_version": recorded.new_version}
 
-    started = time.perf_counter()
+    if not targets:
+        return []
     try:
         with _progress(len(targets)) as advance:
 
@@ -158,9 +292,14 @@ def crawl(
                 record(result)
                 advance(result)
 
-            results = anyio.run(
+            return anyio.run(
                 lambda: crawl_targets(
-                    targets, concurrency=concurrency, timeout=timeout, protocol_era=protocol_era, on_done=done
+                    targets,
+                    concurrency=concurrency,
+                    timeout=timeout,
+                    protocol_era=protocol_era,
+                    on_done=done,
+                    labels=labels,
                 )
             )
     except ExceptionGroup as group:
@@ -172,17 +311,175 @@ def crawl(
         while isinstance(reason, BaseExceptionGroup):
             reason = reason.exceptions[0]
         raise reason from None
-    finally:
-        if store is not None:
-            store.close()
-    elapsed = time.perf_counter() - started
-    rows = [r.row() for r in results]
-    if fmt == "json":
-        click.echo(json.dumps({"elapsedS": round(elapsed, 3), "servers": rows}, indent=2, sort_keys=True))
-    else:
-        _summary(rows, elapsed)
-    if all(not r["ok"] for r in rows):
-        raise InspectionError(f"none of the {len(rows)} servers in {config} could be inspected")
+
+
+# -- the official registry -----------------------------------------------------------------------
+
+
+@dataclass
+class EntryPlan:
+    """What the crawl does with one registry entry: inspect ``target``, or not, for ``reason``."""
+
+    entry: RegistryEntry
+    outcome: str  # inspect | skipped | invalid | deleted | recorded | older
+    reason: str | None = None
+    target: Any = None
+    kind: str | None = None
+
+    def row(self, results: list[CrawlResult]) -> dict[str, Any]:
+        outcome, reason = self.outcome, self.reason
+        if outcome == "inspect":
+            result = next(r for r in results if r.name == self.entry.key)
+            outcome, reason = ("ok", None) if result.snapshot is not None else ("failed", result.error)
+        return {
+            "name": self.entry.name,
+            "version": self.entry.version,
+            "status": self.entry.status,
+            "statusMessage": self.entry.status_message,
+            "kind": self.kind,
+            "outcome": outcome,
+            "reason": reason,
+        }
+
+
+def _inputs(env: tuple[str, ...], header: tuple[str, ...], secrets: str | None) -> Inputs:
+    from registry.commands._target import pairs
+
+    inputs = load_secrets(secrets) if secrets else Inputs()
+    inputs.values.update(pairs(env, "=", "--env", "NAME=VALUE"))
+    inputs.values.update(pairs(header, ":", "--header", "'Name: value'"))
+    return inputs
+
+
+def _plan_registry(
+    source: str,
+    store: Any,
+    *,
+    all_versions: bool,
+    updated_since: str | None,
+    force: bool,
+    inputs: Inputs,
+) -> tuple[list[EntryPlan], str | None]:
+    """The plan for every selected entry of ``source``, and the newest ``updatedAt`` among them."""
+    from registry.errors import UsageError
+    from registry.inspect import Target
+    from registry.official import EntryInvalid, EntrySkipped, entry_launch, read_entries, select_entries
+
+    if store is not None and not hasattr(store, "registry_entries"):
+        raise UsageError(
+            "crawl --from-registry --save keeps the registry's metadata beside the snapshots, so it needs "
+            "a database registry (sqlite:///PATH or postgresql://…), not an mcpdex serve URL"
+        )
+    if updated_since is not None:
+        _check_time(updated_since)
+    elif store is not None and not force:
+        updated_since = store.last_sync(source)
+    entries = read_entries(source, updated_since=updated_since)
+    newest = max((e.updated_at for e in entries if e.updated_at), default=updated_since)
+    recorded = set()
+    if store is not None:
+        rows = store.registry_entries()
+        if not force:
+            recorded = {(r.name, r.version) for r in rows if r.outcome == "ok"}
+        if updated_since:
+            entries += _still_pending(rows, entries)
+    chosen, older = select_entries(entries, all_versions=all_versions)
+    # Older versions are not inspected, but their registry status (deprecated, say) is kept.
+    plans = [
+        EntryPlan(e, "recorded" if (e.name, e.version) in recorded else "older",
+                  "not the latest version; --all-versions inspects every version")
+        for e in older
+    ]  # fmt: skip
+    for entry in chosen:
+        if entry.invalid:
+            plans.append(EntryPlan(entry, "invalid", entry.invalid))
+        elif entry.status == "deleted":
+            plans.append(EntryPlan(entry, "deleted", entry.status_message or "deleted from the registry"))
+        elif (entry.name, entry.version) in recorded:
+            plans.append(EntryPlan(entry, "recorded", "already recorded; --force inspects it again"))
+        else:
+            try:
+                launch = entry_launch(entry, inputs)
+            except EntrySkipped as exc:
+                plans.append(EntryPlan(entry, "skipped", str(exc)))
+                continue
+            except EntryInvalid as exc:
+                plans.append(EntryPlan(entry, "invalid", str(exc)))
+                continue
+            target = Target(
+                transport=launch.transport,
+                argv=launch.argv,
+                env=launch.env,
+                url=launch.url,
+                headers=launch.headers,
+            )
+            plans.append(EntryPlan(entry, "inspect", target=target, kind=launch.kind))
+    return plans, newest
+
+
+def _still_pending(rows: list[Any], fetched: list[RegistryEntry]) -> list[RegistryEntry]:
+    """Servers whose latest stored version was skipped or failed, rebuilt from the stored server.json:
+    an incremental crawl only hears of what changed in the registry, and a secret supplied since, or
+    a package fixed upstream, must still get its entry inspected."""
+    from registry.official import select_entries
+
+    seen = {(entry.name, entry.version) for entry in fetched}
+    stored = [
+        RegistryEntry(
+            name=row.name, version=row.version, server=row.server, status=row.status,
+            status_message=row.status_message, published_at=row.published_at,
+            updated_at=row.updated_at, is_latest=row.is_latest,
+        )
+        for row in rows
+        if row.status != "deleted"
+    ]  # fmt: skip
+    outcomes = {(row.name, row.version): row.outcome for row in rows}
+    latest, _ = select_entries(stored, all_versions=False)
+    return [
+        entry
+        for entry in latest
+        if outcomes[(entry.name, entry.version)] in ("skipped", "failed")
+        and (entry.name, entry.version) not in seen
+    ]
+
+
+def _check_time(value: str) -> None:
+    from registry.errors import UsageError
+
+    try:
+        datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise UsageError(
+            f"--updated-since {value!r} is not an RFC 3339 time; write it like 2026-10-01T00:00:00Z"
+        ) from None
+
+
+def _record_plans(store: Any, plans: list[EntryPlan], results: list[CrawlResult]) -> None:
+    """One registry_entries row per entry read; a version inspected before stays ``ok`` and takes
+    the registry's current status."""
+    from registry.store import RegistryEntryRecord
+
+    seen_at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    for plan in plans:
+        row = plan.row(results)
+        if row["outcome"] == "recorded":
+            row = {**row, "outcome": "ok", "reason": None}
+        entry = plan.entry
+        store.record_registry_entry(
+            RegistryEntryRecord(
+                name=entry.name,
+                version=entry.version or "?",
+                status=entry.status,
+                status_message=entry.status_message,
+                published_at=entry.published_at,
+                updated_at=entry.updated_at,
+                is_latest=entry.is_latest,
+                server=entry.server,
+                outcome=row["outcome"],
+                reason=row["reason"],
+                seen_at=seen_at,
+            )
+        )
 
 
 def _progress(total: int) -> Any:
@@ -217,14 +514,14 @@ def _progress(total: int) -> Any:
     return bar()
 
 
-def _summary(rows: list[dict[str, Any]], elapsed: float) -> None:
+def _summary(rows: list[dict[str, Any]], elapsed: float, entries: list[dict[str, Any]]) -> None:
     from rich.markup import escape
     from rich.table import Table
 
     from registry.printable import console as safe_console
 
     table = Table(show_edge=False, pad_edge=False)
-    for header in ("entry", "outcome", "server", "version", "tools", "problems", "time"):
+    for header in ("entry", "outcome", "server", "version", "tools", "context", "problems", "time"):
         table.add_column(header)
     for row in rows:
         outcome = "ok" if row["ok"] else "failed: " + (row["error"] or "").splitlines()[0][:70]
@@ -236,10 +533,33 @@ def _summary(rows: list[dict[str, Any]], elapsed: float) -> None:
             escape(row["server"] or "-"),
             escape(str(row["version"] or "-")),
             str(row["tools"]) if row["ok"] else "-",
+            f"{row['contextTokens']:,}" if row["ok"] else "-",
             str(row["problems"]) if row["ok"] else "-",
             f"{row['durationS']:.1f} s",
         )
     console = safe_console(soft_wrap=False)
-    console.print(table)
+    if rows:
+        console.print(table)
     failed = sum(1 for r in rows if not r["ok"])
     console.print(f"{len(rows)} servers, {failed} failed, in {elapsed:.1f} s", highlight=False)
+    not_run = [e for e in entries if e["outcome"] in ("skipped", "invalid", "deleted")]
+    for entry in not_run:
+        status = "" if entry["status"] == "active" else f" [{entry['status']}]"
+        console.print(
+            escape(f"{entry['outcome']}: {entry['name']}@{entry['version']}{status}: {entry['reason']}"),
+            highlight=False,
+        )
+    passed = {
+        "recorded": "already recorded (--force inspects them again)",
+        "older": "older versions not inspected (--all-versions inspects them)",
+    }
+    for outcome, meaning in passed.items():
+        count = sum(1 for e in entries if e["outcome"] == outcome)
+        if count:
+            console.print(f"{count} {meaning}", highlight=False)
+    for entry in entries:
+        if entry["status"] == "deprecated" and entry["outcome"] in ("ok", "failed"):
+            console.print(
+                escape(f"deprecated: {entry['name']}@{entry['version']}: {entry['statusMessage'] or ''}"),
+                highlight=False,
+            )

@@ -92,6 +92,12 @@ def lock(out: str, **target: Any) -> None:
     show_default=True,
     help="Score both sides: a tool or the server roll-up that falls a TDQS tier fails the gate.",
 )
+@click.option(
+    "--max-context-tokens",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="Fail when the tool list puts more than N tokens in an agent's context (its context cost).",
+)
 @format_option(
     *_OUTPUT_FORMATS, help="Report format on stdout; Markdown also goes to $GITHUB_STEP_SUMMARY when set."
 )
@@ -109,6 +115,7 @@ def check(
     severity: tuple[str, ...],
     bump_level: str,
     quality: bool,
+    max_context_tokens: int | None,
     fmt: str,
     update: bool,
     **target: Any,
@@ -121,6 +128,7 @@ def check(
     mcpdex check --registry postgresql://db/mcpdex https://example.test/mcp
     mcpdex check --update -- python server.py     # accept the reviewed change as the new baseline
     mcpdex check --no-quality -- python server.py  # schema changes only; no scoring
+    mcpdex check --max-context-tokens 4000 -- python server.py
     """
     from registry.commands._target import snapshot_from_options
     from registry.errors import UsageError
@@ -170,7 +178,11 @@ def check(
         old_origin=origin,
         new_origin="live target",
     )
+    if max_context_tokens is not None:
+        _limit_context(report, current, max_context_tokens)
     click.echo(render_report(report, fmt, color=sys.stdout.isatty(), file=baseline_file), nl=False)
+    if not report.get("contextCost", {"withinLimit": True})["withinLimit"]:
+        click.echo(report["contextCost"]["message"], err=True)
     if append_step_summary(report):
         click.echo("appended the report to $GITHUB_STEP_SUMMARY", err=True)
     if update:
@@ -183,6 +195,25 @@ def check(
             click.echo(f"recorded the current snapshot in {registry_url}", err=True)
         return 0
     return 0 if report["passed"] else 1
+
+
+def _limit_context(report: dict[str, Any], current: dict[str, Any], limit: int) -> None:
+    """Add the current surface's context cost to ``report``; one over ``limit`` fails it."""
+    from registry.context_cost import context_cost, tokens_label
+
+    cost = context_cost(current)
+    within = cost["tokens"] <= limit
+    verdict = "within" if within else "over"
+    report["contextCost"] = {
+        "tokens": cost["tokens"],
+        "characters": cost["characters"],
+        "tokenizer": cost["tokenizer"],
+        "limit": limit,
+        "withinLimit": within,
+        "message": f"context cost {tokens_label(cost)} is {verdict} --max-context-tokens {limit}",
+    }
+    if not within:
+        report["passed"] = False
 
 
 def _registry_baseline(url: str, against: str | None, current: dict[str, Any]) -> tuple[dict[str, Any], str]:

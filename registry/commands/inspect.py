@@ -186,6 +186,11 @@ def print_summary(
         f"{counts['resourceTemplates']} resource templates, "
         f"{counts['prompts']} prompts  {snapshot.get('digest', '')[:19]}"
     )
+    from registry.commands.score import context_cost_line
+    from registry.context_cost import context_cost
+
+    cost = context_cost(snapshot)
+    console.print(context_cost_line(cost))
     problems_by_tool: dict[int, int] = {}
     for problem in snapshot.get("problems") or []:
         where = problem.get("where", "")
@@ -195,7 +200,7 @@ def print_summary(
     # score_snapshot keeps the tools in order, so the cards line up with the rows.
     cards = scorecard["tools"] if scorecard is not None else []
     table = Table(show_edge=False, pad_edge=False)
-    for column in ("tool", "params", "required", "output", "annotations", "problems"):
+    for column in ("tool", "params", "required", "output", "annotations", "problems", "tokens"):
         table.add_column(column)
     if cards:
         table.add_column("score", no_wrap=True)
@@ -215,6 +220,7 @@ def print_summary(
             "yes" if tool.get("outputSchema") else "-",
             ", ".join(hints) or ("set" if annotations else "-"),
             str(problems_by_tool.get(index, "")) or "",
+            f"{cost['tools'][index]['tokens']:,}" if index < len(cost["tools"]) else "-",
             *score,
         )
     if counts["tools"]:

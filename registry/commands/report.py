@@ -261,6 +261,7 @@ def server_data(store: Store, name: str, version: str | None = None) -> ServerDa
         scorecard=score_snapshot(snapshot) if records else None,
         inspections=[dict(vars(item)) for item in store.inspections(name, limit=_INSPECTIONS_SHOWN)],
         profile=page_profile(snapshot, store.profile(name, records[-1].label)) if records else None,
+        registry=[dict(vars(entry)) for entry in store.registry_entries(name)] or None,
     )
 
 

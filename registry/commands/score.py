@@ -61,10 +61,13 @@ def score(
     mcpdex score --min-tier B -- python my_server.py
     mcpdex score memory-server@0.6.3 --format markdown > score.md
     """
+    from registry.context_cost import context_cost
     from scoring import score_snapshot
 
     snapshot = _snapshot(registry_url, target)
     scorecard = score_snapshot(snapshot)
+    # The scorer stays free of registry imports; the context cost joins its card here.
+    scorecard["context_cost"] = context_cost(snapshot)
     failing = _below_bar(scorecard, min_tier, min_score)
     if fmt == "json":
         click.echo(json.dumps(scorecard, indent=2, ensure_ascii=False, sort_keys=True))
@@ -175,6 +178,20 @@ def roll_up_line(roll_up: dict[str, Any]) -> str:
     )
 
 
+def context_cost_line(cost: dict[str, Any]) -> str:
+    """``context cost: 1,234 tokens (o200k_base), 5,678 characters``, with the largest tools."""
+    from rich.markup import escape
+
+    from registry.context_cost import tokens_label
+
+    largest = sorted(cost["tools"], key=lambda tool: -tool["tokens"])[:3]
+    where = ", ".join(f"{tool['name']} {tool['tokens']:,}" for tool in largest)
+    return escape(
+        f"context cost: {tokens_label(cost)}, {cost['characters']:,} characters"
+        + (f"; largest: {where}" if where else "")
+    )
+
+
 def _print_text(
     scorecard: dict[str, Any], worst: int, failing: list[dict[str, Any]], bar: str | None
 ) -> None:
@@ -188,6 +205,8 @@ def _print_text(
         f"[bold]{escape(str(server.get('name') or '(unnamed)'))}[/bold] "
         f"{escape(str(server.get('version') or ''))}  {len(scorecard['tools'])} tools"
     )
+    if "context_cost" in scorecard:
+        console.print(context_cost_line(scorecard["context_cost"]))
     if not scorecard["tools"]:
         console.print("The server offers no tools, so there is nothing to score.")
         return
