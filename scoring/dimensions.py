@@ -25,6 +25,8 @@ QUESTIONS: dict[str, str] = {
 }
 
 Scored = tuple[int, str]
+# Disclosures that only claim the call is safe; on their own, without annotations, they earn partial credit.
+SAFETY_CATEGORIES = frozenset(["read-only", "idempotence"])
 
 
 @dataclass
@@ -73,8 +75,10 @@ def annotation_contradiction(view: ToolView) -> str | None:
     if view.hint("readOnly") is True and analysis.verb in STATE_CHANGING:
         said = quote(analysis.purpose_clause)
         return f"readOnlyHint is true but the description says it will {analysis.verb} ({said})"
-    if view.hint("destructive") is True and analysis.read_only_claim:
-        return f"destructiveHint is true but the description claims {quote(analysis.read_only_claim)}"
+    if view.hint("destructive") is True and analysis.safety_claim:
+        return f"destructiveHint is true but the description claims {quote(analysis.safety_claim)}"
+    if view.hint("readOnly") is False and analysis.safety_claim:
+        return f"readOnlyHint is false but the description claims {quote(analysis.safety_claim)}"
     if view.hint("readOnly") is True and view.hint("destructive") is True:
         return "readOnlyHint and destructiveHint are both true; a read-only tool cannot destroy anything"
     return None
@@ -199,6 +203,8 @@ def behavior(view: ToolView, purpose_score: int) -> Scored:
     a = view.analysis
     if view.contradiction:
         return 1, f"Contradicts its annotations: {view.contradiction}. Make the text and the hints agree."
+    if a.false_claim:
+        return 1, f"A false safety claim: {a.false_claim}. Say what it changes instead."
     if not a.supported:
         carried = "annotations carry the safety profile" if view.annotated else "there are no annotations"
         return 2, (
@@ -236,6 +242,8 @@ def behavior(view: ToolView, purpose_score: int) -> Scored:
     ]
     if mutating and not ({"destruction", "side effects", "idempotence"} & disclosed.keys()) and score > 3:
         score = 3
+    if not view.annotated and not (disclosed.keys() - SAFETY_CATEGORIES):
+        score = min(score, 3)  # a safety claim nothing declares earns partial credit only
     if disclosed:
         shown = "; ".join(
             f"{category}: {quote(evidence, 60)}" for category, evidence in list(disclosed.items())[:3]
@@ -303,14 +311,14 @@ def word_budget(signals: dict[str, Any]) -> tuple[int, int]:
 def conciseness(view: ToolView) -> Scored:
     a, signals = view.analysis, view.signals
     fewest, most = word_budget(signals)
-    if a.words < 4:
-        return 2, (
-            f"{a.words} word(s) ({quote(view.description)}): under-specification is not conciseness. "
-            "One sentence with what it does and to what would earn more."
-        )
-    issues: list[str] = []
     # Only sentences that say something count towards enough words; padding and boasts do not.
     informative = sum(count_words(sentence) for sentence in a.sentences) if a.supported else a.words
+    if informative < 4:
+        return 2, (
+            f"{informative} informative word(s) ({quote(view.description)}): under-specification is not "
+            "conciseness. One sentence with what it does and to what would earn more."
+        )
+    issues: list[str] = []
     if informative < fewest:
         issues.append(
             f"{informative} words are too few for {signals['paramCount']} parameters (about {fewest}+)"

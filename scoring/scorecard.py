@@ -68,6 +68,8 @@ def _score_one(
             flags.append("Annotation Contradiction")
         if not analysis.supported:
             flags.append("Unsupported Language")
+        if analysis.false_claim:
+            flags.append("False Safety Claim")
         results = score_dimensions(view)
     scores = {key: score for key, (score, _) in results.items()}
     total = tdqs(scores)
@@ -78,7 +80,9 @@ def _score_one(
         or REVERSIBILITY.search(analysis.text) is not None
     )
     findings = (
-        lints.description_findings(tool, flags, contradiction, warned or not analysis.supported)
+        lints.description_findings(
+            tool, flags, contradiction, warned or not analysis.supported, analysis.false_claim
+        )
         + lints.security_findings(tool, analysis, server_names, known)
         + lints.schema_findings(tool)
         + lints.naming_findings(tool)

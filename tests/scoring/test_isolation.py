@@ -90,7 +90,7 @@ CASES: list[tuple[str, str, str, dict, dict]] = [
         "usage_guidelines",
         "+",
         search(),
-        search(BASE_TEXT + " Use it when you know words from the title or body."),
+        search(BASE_TEXT + " Use it when you know words from an issue's title or body."),
     ),
     (
         "names the sibling boundary",
