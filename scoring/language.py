@@ -1062,11 +1062,28 @@ _QUOTED = re.compile(r"`[^`]+`|\"[^\"]+\"|'[^'\s][^']*'|\{[^{}]+\}")
 
 def vocabulary_of(name: str, siblings: tuple[str, ...], params: dict[str, Any]) -> frozenset[str]:
     """Words specific to this tool whatever their frequency: its name's, its parameters', its siblings'."""
-    words = {word for word in name_words(name) if len(word) > 2}
-    for other in (*params, *siblings):
-        words.add(other.lower())
-        words.update(word for word in name_words(other) if len(word) > 2)
-    return frozenset(words)
+
+    # The words of names count unless they are everyday English ("next", "needed" of nextThoughtNeeded),
+    # meta words ("tool", "data") or the verbs names start with ("get", "list").
+    def telling(word: str) -> bool:
+        return (
+            len(word) > 2
+            and word not in _UNINFORMATIVE
+            and word not in VERB_KIND
+            and lexicon.zipf(word) < lexicon.EVERYDAY_ZIPF
+        )
+
+    # The tool's own name says what it is about, however everyday its words ("issues", "page").
+    own = {
+        word for word in name_words(name) if len(word) > 2 and word not in _UNINFORMATIVE | VERB_KIND.keys()
+    }
+    words = {word for other in (*params, *siblings) for word in name_words(other) if telling(word)} | own
+    names = {
+        other.lower() for other in (*params, *siblings) if is_identifier(other) or telling(other.lower())
+    }
+    # "issue's title" is about the issues of search_issues.
+    numbers = {word[:-1] for word in words if word.endswith("s") and not word.endswith("ss")}
+    return frozenset(words | numbers | names)
 
 
 def specific_words(text: str, vocabulary: frozenset[str]) -> list[str]:
@@ -1126,7 +1143,7 @@ def _drop_padding(analysis: Analysis, vocabulary: frozenset[str], params: dict[s
         if not kept and not said and index + 1 < len(sentences) and not _is_header(sentence):
             # An opening without anything specific ("A very handy tool.") is padding when more follows.
             verb = _find_purpose(sentence)
-            if verb[0] is None or verb[3] is None:
+            if verb[0] is None:
                 analysis.padding.append(sentence)
                 continue
         if kept or said:

@@ -24,6 +24,9 @@ from platformdirs import user_cache_dir
 # Words at least this common (about once in 100,000 words of English) say nothing specific by themselves:
 # "result", "needed", "error", "useful", "many". Rarer words ("timestamp", "cutoff", "idempotent") do.
 GENERIC_ZIPF = 4.0
+# Words this common ("page", "title", "needed", about once in 10,000 words) are everyday English even in a
+# tool's own name; "weather", "issues" and "file" are not quite, and name what the tool is about.
+EVERYDAY_ZIPF = 5.0
 _KEPT_ZIPF = 3.0  # the cache stores frequencies down to here; anything rarer reads as rare
 _VERB_ZIPF = 1.5  # verb forms are looked up for every word at least this common
 _PARTICLES = ("up", "out", "down", "off", "in", "over", "back")

@@ -58,7 +58,8 @@ def _score_one(
             analysis=analysis,
             siblings=siblings,
             params=params,
-            tautological=is_tautological(description, name, title),
+            # Boilerplate around a restated name does not hide the restatement.
+            tautological=is_tautological(" ".join(analysis.sentences) or description, name, title),
         )
         view.contradiction = annotation_contradiction(view) if analysis.supported else None
         contradiction = view.contradiction
