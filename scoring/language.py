@@ -777,8 +777,7 @@ def purpose_verb(word: str, following: str) -> str | None:
     reading = lexicon.verb_reading(word)
     if reading is None or reading[0] in _AUXILIARIES:
         return None
-    lemma, ambiguous = reading
-    lower = word.lower()
+    lemma, ambiguous, lower = reading
     if lower != lemma and lower not in (lemma + "s", lemma + "es", lemma[:-1] + "ies"):
         return None  # imperative or third person only: "Given a …" and "Based on …" state no action
     if ambiguous and lower == lemma and following.lower() not in _OBJECT_STARTS:
@@ -950,8 +949,11 @@ def _content_words(text: str) -> set[str]:
 def _mention_pattern(param: str) -> re.Pattern[str]:
     words = name_words(param)
     alternatives = [re.escape(param)]
-    if len(words) > 1:
-        alternatives.append(r"[\s_-]?".join(re.escape(word) for word in words))
+    # "query parameters" names query_params: a word of four letters or more stands for its longer forms.
+    spelled = [
+        re.escape(word.removesuffix("s")) + r"\w*" if len(word) >= 4 else re.escape(word) for word in words
+    ]
+    alternatives.append(r"[\s_-]?".join(spelled))
     return re.compile(rf"(?<![\w.-])(?:{'|'.join(alternatives)})(?![\w-])", _I)
 
 
@@ -1160,6 +1162,7 @@ def _drop_padding(analysis: Analysis, vocabulary: frozenset[str], params: dict[s
     analysis.sentences = kept
 
 
+_HEADER_REST = re.compile(r"[^:;.\x00]{0,25}:")
 _CLAUSE_BREAKS = re.compile(r"[;,\x00\n]|\.(?=\s|\x00|$)")
 
 
@@ -1171,7 +1174,8 @@ def _clause_end(text: str, start: int, part_end: int) -> int:
         said = word_tokens(text[start : found.start()])
         following = _CLAUSE_BREAKS.search(text, found.end(), part_end)
         item = word_tokens(text[found.end() : following.start() if following else part_end])
-        if text[found.start()] == "," and (not said or len(item) <= 3):
+        last = bool(item) and item[0].lower() in _COORDINATORS  # "news, facts, or data beyond …"
+        if text[found.start()] == "," and (not said or len(item) <= 3 or last):
             end = found.end()
             continue
         return found.start()
@@ -1188,7 +1192,8 @@ def _evidence(joined: Joined, match: re.Match[str], vocabulary: frozenset[str]) 
     part = joined.part_at(match.start())
     part_start = joined.starts[part]
     part_end = part_start + len(joined.parts[part])
-    if text[match.end() : part_end].lstrip().startswith(":"):
+    header = _HEADER_REST.match(text, match.end(), part_end)  # "When to use this tool: …"
+    if header:
         window = text[match.end() : part_end]
         if not window.strip(" :"):
             window = " ".join(joined.parts[part + 1 : part + 4])

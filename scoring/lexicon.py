@@ -94,8 +94,8 @@ def is_generic(word: str) -> bool:
 
 
 @lru_cache(maxsize=8192)
-def verb_reading(word: str) -> tuple[str, bool] | None:
-    """(lemma, also another part of speech) when ``word`` is an English verb form, else None.
+def verb_reading(word: str) -> tuple[str, bool, str] | None:
+    """(lemma, also another part of speech, the verb's form) when ``word`` is an English verb, else None.
 
     A solid phrasal verb reads as its verb: "cleanup" as "clean", "lookup" as "look", "login" as "log".
     """
@@ -103,9 +103,9 @@ def verb_reading(word: str) -> tuple[str, bool] | None:
     verbs = _tables()["verbs"]
     if lower in verbs:
         lemma, ambiguous = verbs[lower]
-        return lemma, ambiguous
+        return lemma, ambiguous, lower
     for particle in _PARTICLES:
         stem = lower.removesuffix(particle)
         if stem != lower and len(stem) >= 3 and stem in verbs:
-            return verbs[stem][0], True
+            return verbs[stem][0], True, stem
     return None
