@@ -1062,46 +1062,58 @@ _ARG_LINE = re.compile(r"^\W*([A-Za-z_][\w-]*)\s*(?:\([^)]*\))?\s*[:=-]")
 _QUOTED = re.compile(r"`[^`]+`|\"[^\"]+\"|'[^'\s][^']*'|\{[^{}]+\}")
 
 
+def _telling_name_word(word: str) -> bool:
+    """A word of a name that names something: not everyday English ("next", "needed" of nextThoughtNeeded),
+    a meta word ("tool", "data") or a verb names start with ("get", "list")."""
+    return (
+        len(word) > 2
+        and word not in _UNINFORMATIVE
+        and word not in VERB_KIND
+        and lexicon.zipf(word) < lexicon.EVERYDAY_ZIPF
+    )
+
+
+@lru_cache(maxsize=256)
+def _names_vocabulary(names: frozenset[str]) -> frozenset[str]:
+    """The telling words of a set of names, and the names themselves; one server's tools share it."""
+    words = {word for other in names for word in name_words(other) if _telling_name_word(word)}
+    return frozenset(
+        words
+        | {other.lower() for other in names if is_identifier(other) or _telling_name_word(other.lower())}
+    )
+
+
 def vocabulary_of(name: str, siblings: tuple[str, ...], params: dict[str, Any]) -> frozenset[str]:
     """Words specific to this tool whatever their frequency: its name's, its parameters', its siblings'."""
-
-    # The words of names count unless they are everyday English ("next", "needed" of nextThoughtNeeded),
-    # meta words ("tool", "data") or the verbs names start with ("get", "list").
-    def telling(word: str) -> bool:
-        return (
-            len(word) > 2
-            and word not in _UNINFORMATIVE
-            and word not in VERB_KIND
-            and lexicon.zipf(word) < lexicon.EVERYDAY_ZIPF
-        )
-
     # The tool's own name says what it is about, however everyday its words ("issues", "page").
     own = {
         word for word in name_words(name) if len(word) > 2 and word not in _UNINFORMATIVE | VERB_KIND.keys()
     }
-    words = {word for other in (*params, *siblings) for word in name_words(other) if telling(word)} | own
-    names = {
-        other.lower() for other in (*params, *siblings) if is_identifier(other) or telling(other.lower())
-    }
+    words = own | _names_vocabulary(frozenset(params)) | _names_vocabulary(frozenset((name, *siblings)))
     # "issue's title" is about the issues of search_issues.
-    numbers = {word[:-1] for word in words if word.endswith("s") and not word.endswith("ss")}
-    return frozenset(words | numbers | names)
+    return frozenset(words | {word[:-1] for word in own if word.endswith("s") and not word.endswith("ss")})
 
 
-def specific_words(text: str, vocabulary: frozenset[str]) -> list[str]:
+@lru_cache(maxsize=16384)
+def _telling(word: str) -> bool:
+    """Whether one word says something specific whatever the tool: a number, an identifier, a rare word."""
+    if not word.isalpha():
+        return any(char.isdigit() for char in word) or is_identifier(word)
+    lower = word.lower()
+    return is_identifier(word) or (
+        len(word) > 2 and lower not in _UNINFORMATIVE and not lexicon.is_generic(lower)
+    )
+
+
+@lru_cache(maxsize=8192)
+def specific_words(text: str, vocabulary: frozenset[str]) -> tuple[str, ...]:
     """The words of ``text`` that say something specific: numbers, identifiers, quoted values, the tool's
     own vocabulary, and words rare in English (wordfreq); common words ("result", "needed") say nothing."""
     found = [match.group(0) for match in _QUOTED.finditer(text)] + _NUMBER.findall(text)
     for word in word_tokens(text):
-        lower = word.lower().removesuffix("'s")
-        if (
-            any(char.isdigit() for char in word)
-            or is_identifier(word)
-            or lower in vocabulary
-            or (len(word) > 2 and lower not in _UNINFORMATIVE and not lexicon.is_generic(lower.strip("'")))
-        ):
+        if word.lower().removesuffix("'s") in vocabulary or _telling(word.removesuffix("'s")):
             found.append(word)
-    return found
+    return tuple(found)
 
 
 def _is_header(sentence: str) -> bool:
