@@ -707,7 +707,7 @@ class Analysis:
     words: int = 0
     sentences: list[str] = field(default_factory=list)
     set_aside: list[str] = field(default_factory=list)  # assertive, promotional or priority sentences
-    padding: list[str] = field(default_factory=list)  # sentences with nothing specific, or nothing new
+    padding: list[str] = field(default_factory=list)  # sentences with nothing specific to the tool
     priority: list[str] = field(default_factory=list)
     assertive: list[str] = field(default_factory=list)
     lead_in: str | None = None
@@ -1083,15 +1083,24 @@ def _names_vocabulary(names: frozenset[str]) -> frozenset[str]:
     )
 
 
-def vocabulary_of(name: str, siblings: tuple[str, ...], params: dict[str, Any]) -> frozenset[str]:
-    """Words specific to this tool whatever their frequency: its name's, its parameters', its siblings'."""
-    # The tool's own name says what it is about, however everyday its words ("issues", "page").
+def own_words(name: str) -> frozenset[str]:
+    """The words of the tool's own name that say what it is about, however everyday ("issues", "page")."""
     own = {
         word for word in name_words(name) if len(word) > 2 and word not in _UNINFORMATIVE | VERB_KIND.keys()
     }
-    words = own | _names_vocabulary(frozenset(params)) | _names_vocabulary(frozenset((name, *siblings)))
     # "issue's title" is about the issues of search_issues.
-    return frozenset(words | {word[:-1] for word in own if word.endswith("s") and not word.endswith("ss")})
+    return frozenset(own | {word[:-1] for word in own if word.endswith("s") and not word.endswith("ss")})
+
+
+def vocabulary_of(name: str, siblings: tuple[str, ...], params: dict[str, Any]) -> frozenset[str]:
+    """Words specific to this tool whatever their frequency: its name's, its parameters', its siblings'."""
+    named = {param.lower() for param in params if len(param) > 2 and param.lower() not in _UNINFORMATIVE}
+    return (
+        own_words(name)
+        | frozenset(named)
+        | _names_vocabulary(frozenset(params))
+        | _names_vocabulary(frozenset((name, *siblings)))
+    )
 
 
 @lru_cache(maxsize=16384)
@@ -1142,35 +1151,30 @@ def _join_lists(text: str) -> str:
     return "\n".join(out)
 
 
-def _drop_padding(analysis: Analysis, vocabulary: frozenset[str], params: dict[str, Any]) -> None:
-    """Set aside boilerplate: sentences with nothing specific in them (filler, headers with nothing under
-    them) and sentences whose specific words the description has already said."""
+def _drop_padding(analysis: Analysis, vocabulary: frozenset[str]) -> None:
+    """Set aside boilerplate: sentences with nothing specific to the tool in them (filler, headers with
+    nothing under them)."""
     if not analysis.supported:
         return
     kept: list[str] = []
-    known: set[str] = set()
     sentences = analysis.sentences
     for index, sentence in enumerate(sentences):
-        said = {word.lower() for word in specific_words(sentence, vocabulary)}
-        lead = _ARG_LINE.match(sentence)
-        documents_param = bool(lead) and lead.group(1) in params
+        said = specific_words(sentence, vocabulary)
         if not kept and not said and index + 1 < len(sentences) and not _is_header(sentence):
-            # An opening without anything specific ("A very handy tool.") is padding when more follows.
-            verb = _find_purpose(sentence)
-            if verb[0] is None:
+            # An opening with nothing specific ("A very handy tool.") is padding when more follows, unless
+            # it states an action.
+            if _find_purpose(sentence)[0] is None:
                 analysis.padding.append(sentence)
                 continue
-        if kept or said:
-            if _is_header(sentence):
-                following = sentences[index + 1] if index + 1 < len(sentences) else None
-                if following is None or _is_header(following):
-                    analysis.padding.append(sentence)  # a header with nothing under it
-                    continue
-            elif not (said - known) and not documents_param and kept:
-                analysis.padding.append(sentence)
+        elif kept and _is_header(sentence):
+            following = sentences[index + 1] if index + 1 < len(sentences) else None
+            if following is None or _is_header(following):
+                analysis.padding.append(sentence)  # a header with nothing under it
                 continue
+        elif kept and not said:
+            analysis.padding.append(sentence)
+            continue
         kept.append(sentence)
-        known |= said
     analysis.sentences = kept
 
 
@@ -1304,7 +1308,7 @@ def analyze(
                 analysis.set_aside.append(emphasis.group(0))
                 continue
         analysis.sentences.append(sentence)
-    _drop_padding(analysis, vocabulary, params or {})
+    _drop_padding(analysis, vocabulary)
     if not analysis.supported:
         return analysis
     if not analysis.sentences:
