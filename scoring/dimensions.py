@@ -220,10 +220,10 @@ def behavior(view: ToolView, purpose_score: int) -> Scored:
         count += 1  # the text carries the safety profile annotations would have declared
     if mutating and {"destruction", "side effects"} & disclosed.keys():
         count += 1  # for a mutation, what it changes is the disclosure that matters most
-    # The first disclosure is worth the most; three or more make a full account.
-    earned = (count >= 1) + (count >= 3)
+    # One disclosure earns a point, two another (Glama: 2.7 and 3.5 without annotations), four a full account.
+    earned = (count >= 1) + (count >= 2) + (count >= 4)
     if view.annotated:
-        score = 3 + earned
+        score = min(5, 3 + earned)
         bar = "annotations declare the safety profile"
     else:
         score = 2 + earned

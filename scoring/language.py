@@ -641,8 +641,9 @@ DISCLOSURES: dict[str, Cue] = {
         r"fields?|includ(?:es|ing)\s+(?:the\s+)?\w+,)\b"
     ),
     "read-only": cue(
-        r"\b(?:read[- ]only|(?:does\s+not|doesn't|never|will\s+not|won't)\s+(?:modify|change|write|alter|"
-        r"delete|create)|no\s+side[- ]effects?|without\s+(?:modifying|changing|side\s+effects)|"
+        r"\b(?:read[- ]only|(?:does\s+not|doesn't|never|will\s+not|won't)\s+"
+        r"(?:modif(?:y|ies)|changes?|writes?|alters?|deletes?|creates?)|no\s+side[- ]effects?|"
+        r"without\s+(?:modifying|changing|side\s+effects)|"
         r"non[- ]destructive|safe\s+to\s+call)\b"
     ),
     "scope and limits": cue(

@@ -37,10 +37,11 @@ HOW_JUDGED: dict[str, list[str]] = {
         "A cue counts only when its clause says something specific to the tool: a number, an identifier, a "
         "quoted value, a word of the tool's own name, a parameter's or sibling's name, or a word rare in "
         "English (wordfreq Zipf below 4). 'Errors: on error' and 'Returns: the result' earn nothing.",
-        "Annotated tools start at 3, others at 2; +1 for the first category disclosed and +1 for three or "
-        "more. Restating readOnlyHint earns nothing. For a mutating tool, saying what it changes or destroys "
-        "counts twice; a 'Returns …' sentence that lists fields discloses the return shape only. A safety "
-        "claim (read-only, idempotent, no side effects) without annotations caps Behavior at 3.",
+        "Annotated tools start at 3, others at 2; +1 for the first category disclosed, +1 for two and +1 "
+        "for four or more (5 at most). Restating readOnlyHint earns nothing. For a mutating tool, saying "
+        "what it changes or destroys counts twice; a 'Returns …' sentence that lists fields discloses the "
+        "return shape only. A safety claim (read-only, idempotent, no side effects) without annotations "
+        "caps Behavior at 3.",
         "A safety claim on a tool whose name or purpose verb deletes, writes, sends, executes or kills is "
         "false: the claim's sentence is set aside, Behavior scores 1 and the False Safety Claim flag is "
         "raised. "
@@ -134,14 +135,15 @@ judge is an LLM whose scores move by one between runs. Measured on 2026-12-01:
 
 | dimension | n | exact | within ±1 | Spearman ρ | mean bias | length: exact | ±1 | ρ |
 |---|---|---|---|---|---|---|---|---|
-| behavior | 204 | 59% | 94% | 0.55 | -0.14 | 56% | 90% | 0.53 |
-| conciseness | 204 | 50% | 91% | 0.23 | +0.04 | 55% | 89% | 0.27 |
-| completeness | 204 | 44% | 90% | 0.63 | +0.15 | 49% | 88% | 0.58 |
+| behavior | 204 | 59% | 93% | 0.56 | -0.03 | 56% | 90% | 0.53 |
+| conciseness | 204 | 53% | 92% | 0.27 | +0.11 | 55% | 89% | 0.27 |
+| completeness | 204 | 44% | 91% | 0.65 | +0.17 | 49% | 88% | 0.58 |
 | parameters | 108 | 61% | 94% | 0.72 | +0.04 | 41% | 81% | 0.43 |
 
-Still wrong: Conciseness ranks tools no better than length does (ρ 0.23 against 0.27; the target is
-0.55): Glama marks down short descriptions of tools with several parameters harder than the word budget
-does, and most of its scores are 5, so ρ rests on few tools. Behavior's ρ only just clears length's.
+Still wrong: Conciseness ranks tools only as well as length does (ρ 0.27 against 0.27; the target is
+0.55). Glama's Conciseness rises with the amount said (short descriptions of tools with several
+parameters are marked down hardest) and most of its scores are 5, so ρ rests on few tools; boilerplate
+costs a point here by design, which Glama does not do. Completeness runs a little generous (+0.17).
 Non-English descriptions (17 of the set) are scored on structure alone."""
 
 
