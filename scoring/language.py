@@ -1063,15 +1063,14 @@ _ARG_LINE = re.compile(r"^\W*([A-Za-z_][\w-]*)\s*(?:\([^)]*\))?\s*[:=-]")
 _QUOTED = re.compile(r"`[^`]+`|\"[^\"]+\"|'[^'\s][^']*'|\{[^{}]+\}")
 
 
+# Words that name nothing in particular: meta words and the verbs tool names start with.
+_NOT_NAMING = _UNINFORMATIVE | frozenset(VERB_KIND)
+
+
 def _telling_name_word(word: str) -> bool:
     """A word of a name that names something: not everyday English ("next", "needed" of nextThoughtNeeded),
     a meta word ("tool", "data") or a verb names start with ("get", "list")."""
-    return (
-        len(word) > 2
-        and word not in _UNINFORMATIVE
-        and word not in VERB_KIND
-        and lexicon.zipf(word) < lexicon.EVERYDAY_ZIPF
-    )
+    return len(word) > 2 and word not in _NOT_NAMING and lexicon.zipf(word) < lexicon.EVERYDAY_ZIPF
 
 
 @lru_cache(maxsize=256)
@@ -1086,9 +1085,7 @@ def _names_vocabulary(names: frozenset[str]) -> frozenset[str]:
 
 def own_words(name: str) -> frozenset[str]:
     """The words of the tool's own name that say what it is about, however everyday ("issues", "page")."""
-    own = {
-        word for word in name_words(name) if len(word) > 2 and word not in _UNINFORMATIVE | VERB_KIND.keys()
-    }
+    own = {word for word in name_words(name) if len(word) > 2 and word not in _NOT_NAMING}
     # "issue's title" is about the issues of search_issues.
     return frozenset(own | {word[:-1] for word in own if word.endswith("s") and not word.endswith("ss")})
 
@@ -1226,14 +1223,13 @@ def _evidence(joined: Joined, match: re.Match[str], vocabulary: frozenset[str]) 
 
 
 def _first_evidence_per_part(
-    joined: Joined, cue: Cue, vocabulary: frozenset[str], intrinsic: bool = False
+    joined: Joined, cue: Cue, vocabulary: frozenset[str]
 ) -> dict[int, re.Match[str]]:
-    """The first match of ``cue`` in each part whose clause carries evidence (or any, for a cue that is
-    specific in itself, such as "cannot be undone")."""
+    """The first match of ``cue`` in each part whose clause carries evidence."""
     found: dict[int, re.Match[str]] = {}
     for match in cue.finditer(joined.text, joined.heads):
         part = joined.part_at(match.start())
-        if part not in found and (intrinsic or _evidence(joined, match, vocabulary)):
+        if part not in found and _evidence(joined, match, vocabulary):
             found[part] = match
     return found
 
@@ -1346,9 +1342,12 @@ def analyze(
     scans = {True: rest, False: rest if effect_parts == rest_parts else Joined(effect_parts)}
     for category, pattern in DISCLOSURES.items():
         scan = scans[category in _READ_IN_RETURNS]
-        found = _first_evidence_per_part(scan, pattern, vocabulary, category in INTRINSIC_DISCLOSURES)
-        if found:
-            analysis.disclosures[category] = scan.parts[min(found)]
+        intrinsic = category in INTRINSIC_DISCLOSURES
+        # Matches come in text order, so the first with evidence is in the earliest part that has one.
+        for match in pattern.finditer(scan.text, scan.heads):
+            if intrinsic or _evidence(scan, match, vocabulary):
+                analysis.disclosures[category] = scan.parts[scan.part_at(match.start())]
+                break
     if match := read.search(READ_ONLY_CLAIM):
         analysis.read_only_claim = match.group(0)
     if match := read.search(SAFETY_CLAIM):
