@@ -622,7 +622,8 @@ DISCLOSURES: dict[str, Cue] = {
     "errors": cue(
         r"\b(?:errors?|fails?|failure|failed|throws?|raises?|exceptions?|not[_ ]found|invalid|conflict|"
         r"returns?\s+(?:an?\s+)?(?:empty|null|none|nothing|false)|if\s+(?:there\s+is|there's)\s+no|"
-        r"(?:does\s+not|doesn't)\s+exist|missing|times?\s+out|timeout)\b"
+        r"(?:does\s+not|doesn't)\s+exist|missing|times?\s+out|timeout|"
+        r"(?:an?\s+)?empty\s+(?:string|list|array|result|object)s?\s+(?:when|if)|(?:when|if)\s+nothing\s+matches)\b"
     ),
     "idempotence": cue(
         r"\b(?:idempoten\w*|safe\s+to\s+(?:retry|repeat|call\s+again)|no[- ]op|already\s+exists?|"
@@ -1305,6 +1306,14 @@ def analyze(
                 analysis.set_aside.append(emphasis.group(0))
                 continue
         analysis.sentences.append(sentence)
+    if analysis.sentences and analysis.supported:
+        # What the first sentence says the tool acts on is its subject too ("Search notes …": a note).
+        resource = _find_purpose(analysis.sentences[0])[3]
+        if resource:
+            named = {word for word in name_words(resource) if _telling_name_word(word)}
+            vocabulary |= named | {
+                word[:-1] for word in named if word.endswith("s") and not word.endswith("ss")
+            }
     _drop_padding(analysis, vocabulary)
     if not analysis.supported:
         return analysis
