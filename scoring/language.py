@@ -157,6 +157,16 @@ _VAGUE_NOUNS = frozenset(
         "stuff",
         "way",
         "ways",
+        # what any tool is for, in general: "ideal for your workflows", "many use cases"
+        "workflow",
+        "workflows",
+        "solution",
+        "solutions",
+        "scenarios",
+        "situations",
+        "purposes",
+        "needs",
+        "cases",
     ]
 )
 _BOUNDARY_WORDS = frozenset(
@@ -1108,8 +1118,12 @@ def _telling(word: str) -> bool:
     if not word.isalpha():
         return any(char.isdigit() for char in word) or is_identifier(word)
     lower = word.lower()
+    # Adjectives and adverbs rate ("versatile", "seamlessly"); however rare, they name nothing.
     return is_identifier(word) or (
-        len(word) > 2 and lower not in _UNINFORMATIVE and not lexicon.is_generic(lower)
+        len(word) > 2
+        and lower not in _UNINFORMATIVE
+        and not lexicon.is_generic(lower)
+        and not lexicon.is_modifier(lower)
     )
 
 

@@ -30,7 +30,7 @@ EVERYDAY_ZIPF = 5.0
 _KEPT_ZIPF = 3.0  # the cache stores frequencies down to here; anything rarer reads as rare
 _VERB_ZIPF = 1.5  # verb forms are looked up for every word at least this common
 _PARTICLES = ("up", "out", "down", "off", "in", "over", "back")
-_FORMAT = 1
+_FORMAT = 3
 
 
 def _cache_path() -> Path:
@@ -52,6 +52,7 @@ def _build() -> dict[str, Any]:
 
     zipf: dict[str, float] = {}
     verbs: dict[str, list[Any]] = {}
+    modifiers: list[str] = []
     for word, frequency in wordfreq.get_frequency_dict("en", "small").items():
         value = math.log10(frequency * 1e9)
         if value >= _KEPT_ZIPF:
@@ -59,10 +60,14 @@ def _build() -> dict[str, Any]:
         if value < _VERB_ZIPF or not word.isalpha():
             continue
         readings = lemminflect.getAllLemmas(word)
+        if ({"ADJ", "ADV"} & readings.keys() and "VERB" not in readings) or (
+            not readings and word.endswith("ly")
+        ):
+            modifiers.append(word)
         if "VERB" in readings:
             # [lemma, whether the form also reads as a noun or adjective ("set", "live")]
             verbs[word] = [readings["VERB"][0], any(pos != "VERB" for pos in readings)]
-    return {"zipf": zipf, "verbs": verbs}
+    return {"zipf": zipf, "verbs": verbs, "modifiers": modifiers}
 
 
 @lru_cache(maxsize=1)
@@ -91,6 +96,17 @@ def zipf(word: str) -> float:
 def is_generic(word: str) -> bool:
     """Whether ``word`` is so common in English that it says nothing specific on its own."""
     return zipf(word) >= GENERIC_ZIPF
+
+
+@lru_cache(maxsize=1)
+def _modifiers() -> frozenset[str]:
+    return frozenset(_tables()["modifiers"])
+
+
+def is_modifier(word: str) -> bool:
+    """Whether ``word`` reads as an adjective or an adverb and never as a verb ("versatile", "seamlessly",
+    "intuitive"): it rates or colours what it qualifies and, however rare, names nothing by itself."""
+    return word.lower() in _modifiers()
 
 
 @lru_cache(maxsize=8192)

@@ -136,8 +136,8 @@ judge is an LLM whose scores move by one between runs. Measured on 2026-12-01:
 | dimension | n | exact | within ±1 | Spearman ρ | mean bias | length: exact | ±1 | ρ |
 |---|---|---|---|---|---|---|---|---|
 | behavior | 204 | 59% | 93% | 0.56 | -0.03 | 56% | 90% | 0.53 |
-| conciseness | 204 | 54% | 92% | 0.27 | +0.11 | 55% | 89% | 0.27 |
-| completeness | 204 | 44% | 91% | 0.65 | +0.17 | 49% | 88% | 0.58 |
+| conciseness | 204 | 54% | 91% | 0.27 | +0.11 | 55% | 89% | 0.27 |
+| completeness | 204 | 45% | 91% | 0.65 | +0.17 | 49% | 88% | 0.58 |
 | parameters | 108 | 61% | 94% | 0.72 | +0.04 | 41% | 81% | 0.43 |
 
 Still wrong: Conciseness ranks tools only as well as length does (ρ 0.27 against 0.27; the target is
