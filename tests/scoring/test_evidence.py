@@ -119,3 +119,18 @@ def test_a_parameter_explained_without_its_exact_name_earns_credit() -> None:
     before, after = (score_tool(make_tool("run_query", text, params)) for text in (plain, bound))
     assert scores_of(after)["parameters"] > scores_of(before)["parameters"]
     assert "query_params" in after["dimensions"]["parameters"]["justification"]
+
+
+@pytest.mark.parametrize(
+    ("annotations", "claim"),
+    [
+        ({"destructiveHint": True}, "Non-destructive and free of side effects."),
+        ({"readOnlyHint": False}, "It is read-only."),
+    ],
+)
+def test_a_safety_claim_against_the_annotations_is_a_contradiction(annotations: dict, claim: str) -> None:
+    text = f"Archive a project and its boards. {claim}"
+    params = {"project": {"type": "string", "description": "Project key."}}
+    card = score_tool(make_tool("archive_project", text, params, annotations=annotations))
+    assert scores_of(card)["behavior"] == 1
+    assert "Annotation Contradiction" in card["flags"]
