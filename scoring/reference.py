@@ -144,7 +144,9 @@ Still wrong: Conciseness ranks tools only as well as length does (ρ 0.27 agains
 0.55). Glama's Conciseness rises with the amount said (short descriptions of tools with several
 parameters are marked down hardest) and most of its scores are 5, so ρ rests on few tools; boilerplate
 costs a point here by design, which Glama does not do. Completeness runs a little generous (+0.17).
-Non-English descriptions (17 of the set) are scored on structure alone."""
+Non-English descriptions (17 of the set) are scored on structure alone. Evidence is judged by words, so
+a rare word that is itself the cue ("Authentication: as needed") still counts towards Conciseness's word
+budget, and a tool's own word used as a label ("Note: …" on a notes tool) reads as specific."""
 
 
 def explain_lint(rule_id: str) -> str | None:
