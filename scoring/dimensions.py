@@ -27,6 +27,8 @@ QUESTIONS: dict[str, str] = {
 }
 
 Scored = tuple[int, str]
+# Disclosures that only claim the call is safe; on their own, without annotations, they earn partial credit.
+SAFETY_CATEGORIES = frozenset(["read-only", "idempotence"])
 
 
 @dataclass
@@ -73,8 +75,10 @@ def annotation_contradiction(view: ToolView) -> str | None:
     if view.hint("readOnly") is True and analysis.verb in STATE_CHANGING:
         said = quote(analysis.purpose_clause)
         return f"readOnlyHint is true but the description says it will {analysis.verb} ({said})"
-    if view.hint("destructive") is True and analysis.read_only_claim:
-        return f"destructiveHint is true but the description claims {quote(analysis.read_only_claim)}"
+    if view.hint("destructive") is True and analysis.safety_claim:
+        return f"destructiveHint is true but the description claims {quote(analysis.safety_claim)}"
+    if view.hint("readOnly") is False and analysis.safety_claim:
+        return f"readOnlyHint is false but the description claims {quote(analysis.safety_claim)}"
     if view.hint("readOnly") is True and view.hint("destructive") is True:
         return "readOnlyHint and destructiveHint are both true; a read-only tool cannot destroy anything"
     return None
@@ -181,6 +185,8 @@ def behavior(view: ToolView, purpose_score: int) -> Scored:
     a = view.analysis
     if view.contradiction:
         return 1, f"Contradicts its annotations: {view.contradiction}. Make the text and the hints agree."
+    if a.false_claim:
+        return 1, f"A false safety claim: {a.false_claim}. Say what it changes instead."
     disclosed = dict(a.disclosures)
     if view.hint("readOnly") is True:
         disclosed.pop("read-only", None)  # repeating the annotation earns nothing
@@ -190,11 +196,13 @@ def behavior(view: ToolView, purpose_score: int) -> Scored:
         count += 1  # the text carries the safety profile annotations would have declared
     if mutating and {"destruction", "side effects"} & disclosed.keys():
         count += 1  # for a mutation, what it changes is the disclosure that matters most
+    # One disclosure earns a point, two another (Glama: 2.7 and 3.5 without annotations), four a full account.
+    earned = (count >= 1) + (count >= 2) + (count >= 4)
     if view.annotated:
-        score = min(5, 2 + count)
+        score = min(5, 3 + earned)
         bar = "annotations declare the safety profile"
     else:
-        score = min(5, max(2, 1 + count))
+        score = 2 + earned
         bar = "there are no annotations, so the description carries the full burden"
     if purpose_score <= 1 and count == 0:
         score = 1
@@ -212,6 +220,8 @@ def behavior(view: ToolView, purpose_score: int) -> Scored:
     ]
     if mutating and not ({"destruction", "side effects", "idempotence"} & disclosed.keys()) and score > 3:
         score = 3
+    if not view.annotated and not (disclosed.keys() - SAFETY_CATEGORIES):
+        score = min(score, 3)  # a safety claim nothing declares earns partial credit only
     if disclosed:
         shown = "; ".join(
             f"{category}: {quote(evidence, 60)}" for category, evidence in list(disclosed.items())[:3]
@@ -278,14 +288,14 @@ def word_budget(signals: dict[str, Any]) -> tuple[int, int]:
 def conciseness(view: ToolView) -> Scored:
     a, signals = view.analysis, view.signals
     fewest, most = word_budget(signals)
-    if a.words < 4:
-        return 2, (
-            f"{a.words} word(s) ({quote(view.description)}): under-specification is not conciseness. "
-            "One sentence with what it does and to what would earn more."
-        )
-    issues: list[str] = []
     # Only sentences that say something count towards enough words; padding and boasts do not.
     informative = sum(count_words(sentence) for sentence in a.sentences)
+    if informative < 4:
+        return 2, (
+            f"{informative} informative word(s) ({quote(view.description)}): under-specification is not "
+            "conciseness. One sentence with what it does and to what would earn more."
+        )
+    issues: list[str] = []
     if informative < fewest:
         issues.append(
             f"{informative} words are too few for {signals['paramCount']} parameters (about {fewest}+)"
@@ -319,10 +329,10 @@ def conciseness(view: ToolView) -> Scored:
 
 
 def completeness(view: ToolView, scores: dict[str, int]) -> Scored:
+    """One point for each thing an agent needs that the definition covers, from 1; only evidence counts."""
     a, signals = view.analysis, view.signals
     count = signals["paramCount"]
     complex_tool = count >= 5 or signals["invocationCost"] >= 6
-    gaps: list[str] = []
     described = signals["paramsWithDescriptions"] + len(
         set(a.params_documented)
         - {
@@ -332,41 +342,46 @@ def completeness(view: ToolView, scores: dict[str, int]) -> Scored:
         }
     )
     coverage = 1.0 if count == 0 else described / count
-    if coverage < 0.5:
-        gaps += [f"only {described} of {count} parameters are documented"] * 2
-    elif coverage < 0.8:
-        gaps.append(f"{count - described} of {count} parameters are undocumented")
-    if not view.annotated and not a.disclosures:
-        gaps.append("no annotations and no behaviour disclosed")
+    behaviour = {key for key in a.disclosures if key != "return shape"}
     returns_known = signals["hasOutputSchema"] or "return shape" in a.disclosures
-    if not returns_known and (count >= 3 or complex_tool):
-        gaps.append("no output schema and the return value is not described")
+    usage = bool(a.usage_when or a.usage_when_not or [s for s in a.siblings_named if s != view.name])
+    mutating = a.verb_kind in {"create", "update", "delete"} or view.hint("destructive") is True
+    covered = [
+        (scores.get("purpose", 5) >= 4, "what it acts on", "a specific verb and resource"),
+        (
+            coverage >= 0.8,
+            "the parameters' meaning",
+            f"{count - described} of {count} parameters undocumented",
+        ),
+        (bool(behaviour) or view.annotated, "its behaviour", "no annotations and no behaviour disclosed"),
+        (
+            returns_known,
+            "the return value",
+            "the return value is not described and there is no output schema",
+        ),
+        (usage, "when to use it", "nothing on when to use it or what else to use"),
+    ]
+    score = 1 + sum(1 for have, _, _ in covered if have)
+    gaps = [gap for have, _, gap in covered if not have]
+    if count and coverage < 0.5:
+        gaps[gaps.index(covered[1][2])] = f"only {described} of {count} parameters are documented"
     if complex_tool and not a.params_explained:
+        score -= 1
         gaps.append(f"{count} parameters but no parameter semantics or example")
-    if complex_tool and a.words < word_budget(signals)[0]:
-        gaps.append("one short sentence for a complex tool")
-    if scores.get("purpose", 5) <= 1:
-        gaps.append("no stated purpose")
-    score = max(1, 5 - len(gaps))
-    have = []
-    if signals["hasOutputSchema"]:
-        have.append("an output schema covers the return value")
-    if view.annotated:
-        have.append("annotations cover safety")
-    if count and coverage >= 0.8:
-        have.append("the parameters are documented")
+    if mutating and not ({"destruction", "side effects", "idempotence"} & a.disclosures.keys()):
+        score -= 1
+        gaps.append("it changes state but never says what it changes")
+    score = max(1, min(5, score))
+    have = [label for has, label, _ in covered if has]
     context = f"For {count} parameter(s)" + (
         f" (invocation cost {signals['invocationCost']})" if complex_tool else ""
     )
     if not gaps:
-        return (
-            score,
-            f"{context}: {', '.join(have) or 'the description covers what is needed'}; nothing is missing.",
-        )
+        return score, f"{context}: covers {', '.join(have)}; nothing is missing."
     unique = list(dict.fromkeys(gaps))
     text = f"{context}: {'; '.join(unique[:3])}."
     if have:
-        text = f"{text[:-1]}; {', '.join(have)}."
+        text = f"{text[:-1]}; covers {', '.join(have)}."
     return score, text + " Close these gaps to earn more."
 
 

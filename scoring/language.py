@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from scoring import lexicon
 from scoring.languages import language_of
 
 # --- lexicons -------------------------------------------------------------------------------------
@@ -69,20 +70,6 @@ _STATE_CHANGING_WORDS = (
     "patch rename move replace merge overwrite append reset restore send email pay transfer deploy"
 )
 STATE_CHANGING = frozenset(_STATE_CHANGING_WORDS.split())
-_IRREGULAR = {
-    "gets": "get",
-    "got": "get",
-    "ran": "run",
-    "wrote": "write",
-    "made": "make",
-    "sent": "send",
-    "found": "find",
-    "built": "build",
-    "took": "take",
-    "shows": "show",
-    "does": "do",
-    "did": "do",
-}
 
 _DETERMINERS = frozenset(
     [
@@ -171,6 +158,16 @@ _VAGUE_NOUNS = frozenset(
         "stuff",
         "way",
         "ways",
+        # what any tool is for, in general: "ideal for your workflows", "many use cases"
+        "workflow",
+        "workflows",
+        "solution",
+        "solutions",
+        "scenarios",
+        "situations",
+        "purposes",
+        "needs",
+        "cases",
     ]
 )
 _BOUNDARY_WORDS = frozenset(
@@ -281,6 +278,16 @@ STOPWORDS = frozenset(
         "my",
     ]
 )
+
+# What follows an imperative verb: an object's determiner, a pronoun, a particle or a preposition.
+_OBJECT_STARTS = _DETERMINERS | _BOUNDARY_WORDS | frozenset(["it", "them", "me", "up", "out", "down", "off"])
+# Prepositions whose noun is the verb's object ("Subscribe to a channel", "Search for issues"); "by",
+# "with" and "using" introduce the means instead ("Search by text").
+_PREPOSITIONS = frozenset(
+    ["to", "for", "from", "into", "onto", "on", "in", "at", "about", "through", "across", "over"]
+)
+_COORDINATORS = frozenset(["and", "or"])
+_SLASH_AS_OR = re.compile(r"/+")
 
 # --- patterns -------------------------------------------------------------------------------------
 
@@ -512,9 +519,9 @@ _LEAD_IN = re.compile(
     _I,
 )
 _NAME_PREFIX = re.compile(r"^\s*(?:\[[^\]]{1,40}\]|[^\w\s]{1,3})\s*")
-_LABEL = re.compile(r"^([\w.-]+(?: [\w.-]+){0,2}):\s+")  # "Bing search: ..." labels the text
+# "Bing search: …", "Notion | Get page", "GitHub › Create issue": a label or namespace before the text.
+_LABEL = re.compile(r"^([\w.-]+(?: [\w.-]+){0,2})(?::|\s*[|›»]|\s+[–—])\s+")
 _VERB_MARKERS = frozenset(["will", "can", "to", "this", "it", "which", "that", "and", "then", "also"])
-_SKIPPABLE = frozenset(["for", "through", "across", "over", "into"])
 _CONTAINERS = frozenset(
     [
         "list",
@@ -578,13 +585,14 @@ USAGE_WHEN = cue(
     r"(?:before|after)\s+(?:calling|using|running|you\s+call)|should\s+be\s+(?:used|called)|"
     r"typically\s+(?:used|called)|use\s+(?:after|before|with|together|together\s+with)|prerequisite|"
     r"in\s+(?:conjunction|combination)\s+with|followed\s+by|use\s+(?:this|it)\s+(?:for|to)|"
-    r"good\s+for|meant\s+for|for\s+(?:example|instance),?\s+when)\b",
+    r"good\s+for|meant\s+for|for\s+(?:example|instance),?\s+when|when\s+to\s+use|use\s+(?:for|when|if)|"
+    r"(?:cheaper|faster|quicker|lighter|smaller)\s+than)\b",
     _I,
 )
 USAGE_WHEN_NOT = cue(
     r"\b(?:(?:do\s+not|don't|never|avoid)\s+(?:use|call|invoke|using|calling)|not\s+(?:suitable|intended|"
     r"meant|designed|appropriate)|instead|rather\s+than|unless|prefer\s+\w+|only\s+(?:use|call)|"
-    r"not\s+for\b|is\s+not\s+needed|no\s+need\s+to)\b",
+    r"not\s+for\b|is\s+not\s+needed|no\s+need\s+to|when\s+not\s+to\s+use|(?:slower|costlier|heavier)\s+than)\b",
     _I,
 )
 USAGE_IMPLIED = cue(
@@ -602,6 +610,10 @@ DISCLOSURES: dict[str, Cue] = {
         r"not\s+reversible|overwrit\w*|destroy\w*|wipes?|lost|deletes?|removes?\s+(?:all|every|the)|"
         r"cascad\w*|trash|recycle\s+bin|soft[- ]delete\w*)\b"
     ),
+    "security risk": cue(
+        r"\b(?:unsafe|dangerous|arbitrary\s+(?:code|commands?|javascript|js|sql|scripts?|shell|programs?)|"
+        r"rce(?:-equivalent)?|remote\s+code\s+execution|untrusted|sandbox\w*|unsandboxed|full\s+access\s+to)\b"
+    ),
     "side effects": cue(
         r"\b(?:side[- ]effects?|modif(?:y|ies|ied)|changes\s+the|writes?\s+(?:to|the|a)|persist\w*|stored?|"
         r"saves?|sends?\s+(?:an?\s+|the\s+)?(?:email|message|notification|request)|triggers?|notif\w*|"
@@ -609,8 +621,9 @@ DISCLOSURES: dict[str, Cue] = {
         r"replaces?|publish\w*|new\s+version|in\s+place)\b"
     ),
     "authentication": cue(
-        r"\b(?:auth\w*|api[ _-]?keys?|tokens?|credentials?|permissions?|scopes?|logged[ -]in|log\s+in|"
-        r"sign(?:ed)?[ -]in|oauth|privileg\w*|sudo|root|admin\w*|access\s+rights?|account)\b"
+        r"\b(?:auth|authenticat\w*|authori[sz]\w*|unauthori[sz]ed|api[ _-]?keys?|(?:access|api|auth|bearer|"
+        r"refresh|personal\s+access)\s+tokens?|credentials?|permissions?|scopes?|logged[ -]in|log\s+in|"
+        r"sign(?:ed)?[ -]in|oauth\d*|privileg\w*|sudo|admin(?:istrator)?s?|access\s+rights?|ownership)\b"
     ),
     "rate limits": cue(
         r"\b(?:rate[- ]limit\w*|quotas?|throttl\w*|requests?\s+per|per\s+(?:minute|second|hour|day)|"
@@ -619,7 +632,8 @@ DISCLOSURES: dict[str, Cue] = {
     "errors": cue(
         r"\b(?:errors?|fails?|failure|failed|throws?|raises?|exceptions?|not[_ ]found|invalid|conflict|"
         r"returns?\s+(?:an?\s+)?(?:empty|null|none|nothing|false)|if\s+(?:there\s+is|there's)\s+no|"
-        r"(?:does\s+not|doesn't)\s+exist|missing|times?\s+out|timeout)\b"
+        r"(?:does\s+not|doesn't)\s+exist|missing|times?\s+out|timeout|"
+        r"(?:an?\s+)?empty\s+(?:string|list|array|result|object)s?\s+(?:when|if)|(?:when|if)\s+nothing\s+matches)\b"
     ),
     "idempotence": cue(
         r"\b(?:idempoten\w*|safe\s+to\s+(?:retry|repeat|call\s+again)|no[- ]op|already\s+exists?|"
@@ -638,8 +652,9 @@ DISCLOSURES: dict[str, Cue] = {
         r"fields?|includ(?:es|ing)\s+(?:the\s+)?\w+,)\b"
     ),
     "read-only": cue(
-        r"\b(?:read[- ]only|(?:does\s+not|doesn't|never|will\s+not|won't)\s+(?:modify|change|write|alter|"
-        r"delete|create)|no\s+side[- ]effects?|without\s+(?:modifying|changing|side\s+effects)|"
+        r"\b(?:read[- ]only|(?:does\s+not|doesn't|never|will\s+not|won't)\s+"
+        r"(?:modif(?:y|ies)|changes?|writes?|alters?|deletes?|creates?)|no\s+side[- ]effects?|"
+        r"without\s+(?:modifying|changing|side\s+effects)|"
         r"non[- ]destructive|safe\s+to\s+call)\b"
     ),
     "scope and limits": cue(
@@ -654,6 +669,20 @@ DISCLOSURES: dict[str, Cue] = {
     ),
 }
 READ_ONLY_CLAIM = DISCLOSURES["read-only"]
+# Categories whose cue says something specific by itself ("cannot be undone", "idempotent", "RCE").
+INTRINSIC_DISCLOSURES = frozenset(
+    ["destruction", "security risk", "idempotence", "read-only", "timing and state"]
+)
+# A claim that calling the tool is safe; the tool's own verbs can contradict it.
+SAFETY_CLAIM = cue(
+    r"\b(?:read[- ]only|(?:has\s+)?no\s+side[- ]effects?|side[- ]effect[- ]free|non[- ]destructive|"
+    r"(?:does\s+not|doesn't|never|will\s+not|won't)\s+(?:modify|change|write|alter|delete)\s+(?:anything|any)|"
+    r"safe\s+to\s+(?:call|retry|run))\b"
+)
+# "read-only SELECT", "read-only queries": the claim names what is read-only, a scope rather than a promise.
+_QUALIFIED_CLAIM = re.compile(r"[ \t]+(?!and\b|or\b|by\b|for\b|mode\b)[A-Za-z]{3,}", re.IGNORECASE)
+# Verbs of tools that change state, which a safety claim cannot describe.
+CLAIM_BREAKERS = STATE_CHANGING | frozenset(["execute", "kill", "clear", "flush", "terminate", "uninstall"])
 # What a destructive tool owes its caller, wherever the description says it (the purpose clause too).
 REVERSIBILITY = cue(
     r"\b(?:permanent(?:ly)?|irreversibl\w*|cannot\s+be\s+(?:undone|recovered|restored)|can't\s+be\s+undone|"
@@ -668,7 +697,8 @@ _RETURNS_LEAD = re.compile(
 _READ_IN_RETURNS = frozenset(["return shape", "errors", "pagination", "scope and limits"])
 
 PARAM_CUE = cue(
-    r"(?:\d|\"[^\"]+\"|'[^']+'|`[^`]+`|\b(?:e\.g\.|for\s+example|such\s+as|like|format|iso[ -]?8601|"
+    r"(?:\d|\"[^\"]+\"|'[^']+'|`[^`]+`|\{[^{}]+\}|"
+    r"\b(?:e\.g\.|for\s+example|such\s+as|like|format|iso[ -]?8601|"
     r"yyyy\w*|mm/dd\w*|hh:mm\w*|utc|timezone|regex|pattern|glob|absolute|relative|url|uri|path|json|csv|"
     r"comma[- ]separated|"
     r"case[- ](?:in)?sensitive|default\w*|between|range|at\s+most|up\s+to|maximum|minimum|max|min|"
@@ -689,7 +719,7 @@ class Analysis:
     words: int = 0
     sentences: list[str] = field(default_factory=list)
     set_aside: list[str] = field(default_factory=list)  # assertive, promotional or priority sentences
-    padding: list[str] = field(default_factory=list)  # sentences that add no new word
+    padding: list[str] = field(default_factory=list)  # sentences with nothing specific to the tool
     priority: list[str] = field(default_factory=list)
     assertive: list[str] = field(default_factory=list)
     lead_in: str | None = None
@@ -705,6 +735,8 @@ class Analysis:
     usage_implied: list[str] = field(default_factory=list)
     disclosures: dict[str, str] = field(default_factory=dict)
     read_only_claim: str | None = None
+    safety_claim: str | None = None  # read-only, no side effects, idempotent, non-destructive
+    false_claim: str | None = None  # a safety claim the tool's name or purpose verb contradicts
     filler: list[str] = field(default_factory=list)
     duplicate_sentences: list[str] = field(default_factory=list)
     params_documented: dict[str, str] = field(default_factory=dict)
@@ -715,34 +747,54 @@ class Analysis:
 
 @lru_cache(maxsize=4096)
 def verb_lemma(word: str) -> str | None:
-    """The base form of ``word`` when it is a verb of the lexicon ("Retrieves" -> "retrieve")."""
+    """The base form of ``word`` when it is a verb of the lexicon ("Retrieves" -> "retrieve", "ran" -> "run").
+
+    English forms come from lemminflect; the inflections of technical verbs it does not know ("geocodes",
+    "upserted") from the regular suffixes.
+    """
     lower = word.lower()
-    if lower in _IRREGULAR:
-        return _IRREGULAR[lower]
-    candidates = [lower]
+    if lower in VERB_KIND:
+        return lower
+    reading = lexicon.verb_reading(lower)
+    if reading and reading[0] in VERB_KIND:
+        return reading[0]
+    candidates = []
     if lower.endswith("ies"):
         candidates.append(lower[:-3] + "y")
     if lower.endswith("es"):
         candidates.append(lower[:-2])
     if lower.endswith("s") and not lower.endswith("ss"):
         candidates.append(lower[:-1])
-    if lower.endswith("ing"):
-        stem = lower[:-3]
-        candidates += [stem, stem + "e", stem[:-1] if len(stem) > 2 and stem[-1] == stem[-2] else stem]
-    if lower.endswith("ed"):
-        stem = lower[:-2]
-        candidates += [
-            stem,
-            stem + "e",
-            lower[:-1],
-            stem[:-1] if len(stem) > 2 and stem[-1] == stem[-2] else stem,
-        ]
-        if lower.endswith("ied"):
-            candidates.append(lower[:-3] + "y")
-    for candidate in candidates:
-        if candidate in VERB_KIND:
-            return candidate
-    return None
+    for suffix in ("ing", "ed"):
+        if lower.endswith(suffix):
+            stem = lower[: -len(suffix)]
+            candidates += [stem, stem + "e", stem[:-1] if len(stem) > 2 and stem[-1] == stem[-2] else stem]
+    return next((candidate for candidate in candidates if candidate in VERB_KIND), None)
+
+
+# Auxiliaries and copulas are verbs that state no action of their own ("This is …", "It has …").
+_AUXILIARIES = frozenset(["be", "have", "do", "can", "will", "may", "shall", "must", "need", "let"])
+
+
+def purpose_verb(word: str, following: str) -> str | None:
+    """The lemma of ``word`` when it reads as the verb that states an action, followed by ``following``.
+
+    Any English verb counts ("Take a screenshot", "Splits text", "Cleanup all …"); a base form that is also
+    a noun or an adjective ("Live news search", "Weather forecast") only when an object or a preposition
+    follows it, as in an imperative.
+    """
+    lemma = verb_lemma(word)
+    if lemma is not None:
+        return lemma
+    reading = lexicon.verb_reading(word)
+    if reading is None or reading[0] in _AUXILIARIES:
+        return None
+    lemma, ambiguous, lower = reading
+    if lower != lemma and lower not in (lemma + "s", lemma + "es", lemma[:-1] + "ies"):
+        return None  # imperative or third person only: "Given a …" and "Based on …" state no action
+    if ambiguous and lower == lemma and following.lower() not in _OBJECT_STARTS:
+        return None
+    return lemma
 
 
 @lru_cache(maxsize=4096)
@@ -812,9 +864,11 @@ def _find_purpose(sentence: str) -> tuple[str | None, str | None, int | None, st
         lead = (lead or "") + match.group(0)
         stripped = stripped[match.end() :]
     clause = _CLAUSE_BREAK.split(stripped, maxsplit=1)[0]
-    words = word_tokens(stripped)
+    # "Calculates/evaluates …": either side of a slash is a word of its own.
+    words = [part for word in word_tokens(stripped) for part in _SLASH_AS_OR.sub(" or ", word).split()]
     for position, word in enumerate(words[:14]):
-        lemma = verb_lemma(word)
+        following = words[position + 1] if position + 1 < len(words) else ""
+        lemma = purpose_verb(word, following)
         # The verb leads, or comes after a marker that makes it one ("..., this will search issues").
         before = words[position - 1].lower() if position else ""
         # "Permanently delete ..." : a leading adverb does not hide the verb.
@@ -826,21 +880,31 @@ def _find_purpose(sentence: str) -> tuple[str | None, str | None, int | None, st
         if lemma is None or (position > 0 and not marked):
             continue
         resource_words: list[str] = []
-        for follower in words[position + 1 : position + 9]:
+        followers = words[position + 1 : position + 12]
+        index = 0
+        while index < len(followers) and len(resource_words) < 8:
+            follower = followers[index]
             lower = follower.lower()
+            index += 1
+            after = followers[index + 1] if index + 1 < len(followers) else ""
+            # "Fetch and convert a page", "Create or update a file": the object follows the last verb.
+            coordinated = index < len(followers) and purpose_verb(followers[index], after)
+            if not resource_words and lower in _COORDINATORS and coordinated:
+                index += 1
+                continue
             if lower in _BOUNDARY_WORDS:
                 if len(resource_words) == 1 and resource_words[0].lower() in _CONTAINERS and lower in _OF:
                     resource_words = []  # "a list of components", "information about a summoner"
                     continue
-                if resource_words or lower not in _SKIPPABLE:
+                if resource_words or lower not in _PREPOSITIONS:
                     break
-                continue
+                continue  # "Subscribe to a channel": the object follows the preposition
             if lower in _DETERMINERS or lower in {"up", "out", "down", "back"}:
                 continue
             resource_words.append(follower)
         specific = [word for word in resource_words if word.lower() not in _VAGUE_NOUNS]
         resource = " ".join(resource_words) if specific else None
-        return lemma, VERB_KIND[lemma], position, resource, clause or stripped
+        return lemma, VERB_KIND.get(lemma, "action"), position, resource, clause or stripped
     return None, None, None, None, clause or stripped
 
 
@@ -897,8 +961,11 @@ def _content_words(text: str) -> set[str]:
 def _mention_pattern(param: str) -> re.Pattern[str]:
     words = name_words(param)
     alternatives = [re.escape(param)]
-    if len(words) > 1:
-        alternatives.append(r"[\s_-]?".join(re.escape(word) for word in words))
+    # "query parameters" names query_params: a word of four letters or more stands for its longer forms.
+    spelled = [
+        re.escape(word.removesuffix("s")) + r"\w*" if len(word) >= 4 else re.escape(word) for word in words
+    ]
+    alternatives.append(r"[\s_-]?".join(spelled))
     return re.compile(rf"(?<![\w.-])(?:{'|'.join(alternatives)})(?![\w-])", _I)
 
 
@@ -1004,30 +1071,213 @@ def _informative(text: str) -> set[str]:
 
 
 _ARG_LINE = re.compile(r"^\W*([A-Za-z_][\w-]*)\s*(?:\([^)]*\))?\s*[:=-]")
+_QUOTED = re.compile(r"`[^`]+`|\"[^\"]+\"|'[^'\s][^']*'|\{[^{}]+\}")
 
 
-def _drop_padding(analysis: Analysis, name: str, params: dict[str, Any]) -> None:
-    """Set aside sentences after the first that add no word the description has not already said."""
-    if not analysis.supported or len(analysis.sentences) < 2:
+# Words that name nothing in particular: meta words and the verbs tool names start with.
+_NOT_NAMING = _UNINFORMATIVE | frozenset(VERB_KIND)
+
+
+def _telling_name_word(word: str) -> bool:
+    """A word of a name that names something: not everyday English ("next", "needed" of nextThoughtNeeded),
+    a meta word ("tool", "data") or a verb names start with ("get", "list")."""
+    return len(word) > 2 and word not in _NOT_NAMING and lexicon.zipf(word) < lexicon.EVERYDAY_ZIPF
+
+
+@lru_cache(maxsize=256)
+def _names_vocabulary(names: frozenset[str]) -> frozenset[str]:
+    """The telling words of a set of names, and the names themselves; one server's tools share it."""
+    words = {word for other in names for word in name_words(other) if _telling_name_word(word)}
+    return frozenset(
+        words
+        | {other.lower() for other in names if is_identifier(other) or _telling_name_word(other.lower())}
+    )
+
+
+def own_words(name: str) -> frozenset[str]:
+    """The words of the tool's own name that say what it is about, however everyday ("issues", "page")."""
+    own = {word for word in name_words(name) if len(word) > 2 and word not in _NOT_NAMING}
+    # "issue's title" is about the issues of search_issues.
+    return frozenset(own | {word[:-1] for word in own if word.endswith("s") and not word.endswith("ss")})
+
+
+def vocabulary_of(name: str, siblings: tuple[str, ...], params: dict[str, Any]) -> frozenset[str]:
+    """Words specific to this tool whatever their frequency: its name's, its parameters', its siblings'."""
+    named = {param.lower() for param in params if len(param) > 2 and param.lower() not in _UNINFORMATIVE}
+    return (
+        own_words(name)
+        | frozenset(named)
+        | _names_vocabulary(frozenset(params))
+        | _names_vocabulary(frozenset((name, *siblings)))
+    )
+
+
+@lru_cache(maxsize=16384)
+def _telling(word: str) -> bool:
+    """Whether one word says something specific whatever the tool: a number, an identifier, a rare word."""
+    if not word.isalpha():
+        return any(char.isdigit() for char in word) or is_identifier(word)
+    lower = word.lower()
+    # Adjectives and adverbs rate ("versatile", "seamlessly"); however rare, they name nothing.
+    return is_identifier(word) or (
+        len(word) > 2
+        and lower not in _UNINFORMATIVE
+        and not lexicon.is_generic(lower)
+        and not lexicon.is_modifier(lower)
+    )
+
+
+@lru_cache(maxsize=8192)
+def specific_words(text: str, vocabulary: frozenset[str]) -> tuple[str, ...]:
+    """The words of ``text`` that say something specific: numbers, identifiers, quoted values, the tool's
+    own vocabulary, and words rare in English (wordfreq); common words ("result", "needed") say nothing."""
+    found = [match.group(0) for match in _QUOTED.finditer(text)] + _NUMBER.findall(text)
+    for word in word_tokens(text):
+        if word.lower().removesuffix("'s") in vocabulary or _telling(word.removesuffix("'s")):
+            found.append(word)
+    return tuple(found)
+
+
+def _is_header(sentence: str) -> bool:
+    """A section header: a few words closing on a colon ("Returns:", "When to use this tool:")."""
+    return sentence.rstrip().endswith(":") and len(word_tokens(sentence)) <= 6
+
+
+_BULLET_LINE = re.compile(r"^\s*(?:[-*•·]|\d{1,2}[.)])\s+")
+
+
+def _join_lists(text: str) -> str:
+    """A header line and the list items under it, as one line: "When to use: a; b; c"."""
+    if ":\n" not in text:
+        return text
+    lines, out = text.split("\n"), []
+    in_list = False
+    for line in lines:
+        if not line.strip() and in_list:
+            continue  # blank lines between the items of one list
+        if in_list and _BULLET_LINE.match(line):
+            item = _BULLET_LINE.sub("", line).strip()
+            out[-1] += (" " if out[-1].endswith(":") else "; ") + item
+            continue
+        in_list = line.rstrip().endswith(":")
+        out.append(line)
+    return "\n".join(out)
+
+
+def _drop_padding(analysis: Analysis, vocabulary: frozenset[str]) -> None:
+    """Set aside boilerplate: sentences with nothing specific to the tool in them (filler, headers with
+    nothing under them)."""
+    if not analysis.supported:
         return
-    known = _informative(analysis.sentences[0]) | set(name_words(name))
-    kept = analysis.sentences[:1]
-    for sentence in analysis.sentences[1:]:
-        new = _informative(sentence) - known
-        # "city: Name of the city" in an Args block documents a parameter; it is not padding.
-        lead = _ARG_LINE.match(sentence)
-        documents_param = bool(lead) and lead.group(1) in params
-        if new or documents_param or any(char.isdigit() for char in sentence):
-            kept.append(sentence)
-            known |= new
-        else:
+    kept: list[str] = []
+    sentences = analysis.sentences
+    for index, sentence in enumerate(sentences):
+        said = specific_words(sentence, vocabulary)
+        if not kept and not said and index + 1 < len(sentences) and not _is_header(sentence):
+            # An opening with nothing specific ("A very handy tool.") is padding when more follows, unless
+            # it states an action.
+            if _find_purpose(sentence)[0] is None:
+                analysis.padding.append(sentence)
+                continue
+        elif kept and _is_header(sentence):
+            following = sentences[index + 1] if index + 1 < len(sentences) else None
+            if following is None or _is_header(following):
+                analysis.padding.append(sentence)  # a header with nothing under it
+                continue
+        elif kept and not said:
             analysis.padding.append(sentence)
+            continue
+        kept.append(sentence)
     analysis.sentences = kept
+
+
+_HEADER_REST = re.compile(r"[^:;.\x00]{0,25}:")
+_CLAUSE_BREAKS = re.compile(r"[;,\x00\n]|\.(?=\s|\x00|$)")
+
+
+def _clause_end(text: str, start: int, part_end: int) -> int:
+    """Where the clause from ``start`` ends: past a comma that only ends the cue ("For example, …") and
+    through a list of short items ("has the number, title, state and URL")."""
+    end = start
+    while (found := _CLAUSE_BREAKS.search(text, end, part_end)) is not None:
+        said = word_tokens(text[start : found.start()])
+        following = _CLAUSE_BREAKS.search(text, found.end(), part_end)
+        item = word_tokens(text[found.end() : following.start() if following else part_end])
+        last = bool(item) and item[0].lower() in _COORDINATORS  # "news, facts, or data beyond …"
+        if text[found.start()] == "," and (not said or len(item) <= 3 or last):
+            end = found.end()
+            continue
+        return found.start()
+    return part_end
+
+
+def _evidence(joined: Joined, match: re.Match[str], vocabulary: frozenset[str]) -> bool:
+    """Whether the clause around a cue says something specific beyond the cue itself.
+
+    The clause runs between commas, semicolons and full stops; after a header's colon ("When to use this
+    tool: …", "Returns: …") it is what follows the colon, and below a bare header, the next sentences.
+    """
+    text = joined.text
+    part = joined.part_at(match.start())
+    part_start = joined.starts[part]
+    part_end = part_start + len(joined.parts[part])
+    header = _HEADER_REST.match(text, match.end(), part_end)  # "When to use this tool: …"
+    if header:
+        window = text[match.end() : part_end]
+        if not window.strip(" :"):
+            window = " ".join(joined.parts[part + 1 : part + 4])
+    else:
+        opening = max(
+            (found.end() for found in _CLAUSE_BREAKS.finditer(text, part_start, match.start())),
+            default=part_start,
+        )
+        window = (
+            text[opening : match.start()] + " " + text[match.end() : _clause_end(text, match.end(), part_end)]
+        )
+    return bool(specific_words(window, vocabulary))
+
+
+def _first_evidence_per_part(
+    joined: Joined, cue: Cue, vocabulary: frozenset[str]
+) -> dict[int, re.Match[str]]:
+    """The first match of ``cue`` in each part whose clause carries evidence."""
+    found: dict[int, re.Match[str]] = {}
+    for match in cue.finditer(joined.text, joined.heads):
+        part = joined.part_at(match.start())
+        if part not in found and _evidence(joined, match, vocabulary):
+            found[part] = match
+    return found
 
 
 def identifiers(text: str) -> list[str]:
     """The snake, kebab, dotted and camel-case identifiers ``text`` names, in order."""
     return [token for token in _TOKEN.findall(text) if is_identifier(token)]
+
+
+def _false_claims(analysis: Analysis, name: str) -> None:
+    """Safety claims ("read-only", "no side effects", "non-destructive") about a tool whose name or purpose
+    verb changes state: each such sentence is set aside and the contradiction recorded."""
+    verbs = {lemma for word in name_words(name) if (lemma := verb_lemma(word))}
+    if analysis.verb:
+        verbs.add(analysis.verb)
+    changing = sorted(verbs & CLAIM_BREAKERS)
+    if not changing:
+        return
+    kept = []
+    for index, sentence in enumerate(analysis.sentences):
+        match = SAFETY_CLAIM.search(sentence)
+        if match is None or _QUALIFIED_CLAIM.match(sentence, match.end()):
+            kept.append(sentence)
+            continue
+        analysis.false_claim = (
+            f"the description claims {quote(match.group(0))} but the tool will {changing[0]} "
+            f"(its name or purpose says so)"
+        )
+        if index:
+            analysis.set_aside.append(sentence)
+        else:
+            kept.append(sentence)
+    analysis.sentences = kept
 
 
 def analyze(
@@ -1040,10 +1290,11 @@ def analyze(
     """Read ``description`` of tool ``name`` among ``siblings`` with input ``params`` (name -> schema)."""
     text = description.strip()
     analysis = Analysis(text=text, supported=is_supported_language(text), words=count_words(text))
-    all_sentences = split_sentences(text)
+    all_sentences = split_sentences(_join_lists(text))
     tokens = _TOKEN.findall(text)
     analysis.identifiers = [token for token in tokens if is_identifier(token)]
     analysis.siblings_named = _siblings_in(text, tokens, siblings)
+    vocabulary = vocabulary_of(name, siblings, params or {})
     seen: set[str] = set()
     every_sentence = Joined(all_sentences)
     priorities, promotions, emphases = map(
@@ -1069,15 +1320,24 @@ def analyze(
                 analysis.set_aside.append(emphasis.group(0))
                 continue
         analysis.sentences.append(sentence)
-    _drop_padding(analysis, name, params or {})
+    if analysis.sentences and analysis.supported:
+        # What the first sentence says the tool acts on is its subject too ("Search notes …": a note).
+        resource = _find_purpose(analysis.sentences[0])[3]
+        if resource:
+            named = {word for word in name_words(resource) if _telling_name_word(word)}
+            vocabulary |= named | {
+                word[:-1] for word in named if word.endswith("s") and not word.endswith("ss")
+            }
+    _drop_padding(analysis, vocabulary)
     if not analysis.supported:
         return analysis
-    sentences = analysis.sentences
-    if not sentences:
+    if not analysis.sentences:
         return analysis
-    verb, kind, position, resource, clause = _find_purpose(sentences[0])
+    verb, kind, position, resource, clause = _find_purpose(analysis.sentences[0])
     analysis.verb, analysis.verb_kind, analysis.verb_position = verb, kind, position
     analysis.resource, analysis.purpose_clause = resource, clause
+    _false_claims(analysis, name)
+    sentences = analysis.sentences
     lead = _LEAD_IN.match(_NAME_PREFIX.sub("", sentences[0]))
     analysis.lead_in = lead.group(0).strip() if lead else None
     analysis.filler = [match.group(0) for sentence in sentences for match in FILLER.finditer(sentence)]
@@ -1085,8 +1345,9 @@ def analyze(
     first_rest = sentences[0].split(clause, 1)[-1] if clause else sentences[0]
     rest_parts = [part for part in (first_rest.strip(" ,;:–—-"), *sentences[1:]) if part]
     read = every_sentence if sentences == all_sentences else Joined(sentences)
-    contrast, when, when_not, implied = map(
-        read.first_match_per_part, (CONTRAST, USAGE_WHEN, USAGE_WHEN_NOT, USAGE_IMPLIED)
+    contrast, when, when_not, implied = (
+        _first_evidence_per_part(read, cue, vocabulary)
+        for cue in (CONTRAST, USAGE_WHEN, USAGE_WHEN_NOT, USAGE_IMPLIED)
     )
     for index, sentence in enumerate(sentences):
         if index in contrast:
@@ -1104,10 +1365,16 @@ def analyze(
     scans = {True: rest, False: rest if effect_parts == rest_parts else Joined(effect_parts)}
     for category, pattern in DISCLOSURES.items():
         scan = scans[category in _READ_IN_RETURNS]
-        if match := scan.search(pattern):
-            analysis.disclosures[category] = scan.parts[scan.part_at(match.start())]
+        intrinsic = category in INTRINSIC_DISCLOSURES
+        # Matches come in text order, so the first with evidence is in the earliest part that has one.
+        for match in pattern.finditer(scan.text, scan.heads):
+            if intrinsic or _evidence(scan, match, vocabulary):
+                analysis.disclosures[category] = scan.parts[scan.part_at(match.start())]
+                break
     if match := read.search(READ_ONLY_CLAIM):
         analysis.read_only_claim = match.group(0)
+    if match := read.search(SAFETY_CLAIM):
+        analysis.safety_claim = match.group(0)
     _analyze_params(analysis, sentences, params or {})
     return analysis
 

@@ -335,6 +335,7 @@ def description_findings(
     flags: list[str],
     contradiction: str | None,
     destructive_warned: bool,
+    false_claim: str | None = None,
 ) -> list[dict[str, Any]]:
     name = str(tool.get("name") or "")
     found = []
@@ -361,6 +362,8 @@ def description_findings(
         )
     if contradiction:
         found.append(finding("annotation-contradiction", name, "annotations", contradiction))
+    if false_claim:
+        found.append(finding("false-safety-claim", name, "description", false_claim))
     if not destructive_warned:
         found.append(
             finding(

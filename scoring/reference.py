@@ -34,10 +34,17 @@ HOW_JUDGED: dict[str, list[str]] = {
         "Counts the categories of behaviour disclosed after the purpose clause: "
         + ", ".join(DISCLOSURES)
         + ".",
-        "With annotations the bar is lower: 2 plus one per category. Without annotations the description "
-        "carries the full burden: one less. Restating readOnlyHint earns nothing. For a mutating tool, "
-        "saying what it changes or destroys counts twice; a 'Returns …' sentence that lists fields "
-        "discloses the return shape only, whatever words the fields have.",
+        "A cue counts only when its clause says something specific to the tool: a number, an identifier, a "
+        "quoted value, a word of the tool's own name, a parameter's or sibling's name, or a word rare in "
+        "English (wordfreq Zipf below 4). 'Errors: on error' and 'Returns: the result' earn nothing.",
+        "Annotated tools start at 3, others at 2; +1 for the first category disclosed, +1 for two and +1 "
+        "for four or more (5 at most). Restating readOnlyHint earns nothing. For a mutating tool, saying "
+        "what it changes or destroys counts twice; a 'Returns …' sentence that lists fields discloses the "
+        "return shape only. A safety claim (read-only, idempotent, no side effects) without annotations "
+        "caps Behavior at 3.",
+        "A safety claim on a tool whose name or purpose verb deletes, writes, sends, executes or kills is "
+        "false: the claim's sentence is set aside, Behavior scores 1 and the False Safety Claim flag is "
+        "raised. "
         "A mutating tool that never says what it changes or destroys stays at 3 or below. A description "
         "that contradicts its annotations (readOnlyHint with a verb that always changes state, such as "
         "create, delete or send; destructiveHint with a read-only claim) scores 1 and raises the "
@@ -62,11 +69,11 @@ HOW_JUDGED: dict[str, list[str]] = {
         "sentence that adds no new word, a repeated sentence, restating the schema.",
     ],
     "completeness": [
-        "From 5, one point off per gap, scaled to the tool: parameters undocumented (two points below half), "
-        "no annotations and no behaviour disclosed, no output schema and no return value described "
-        "(3+ parameters), no parameter semantics for a complex tool (5+ parameters or invocation cost 6+), "
-        "one short sentence for a complex tool, no stated purpose.",
-        "An output schema means the description need not explain return values.",
+        "From 1, one point for each thing the definition covers: a specific verb and resource (Purpose 4+), "
+        "the parameters documented (80%+), behaviour disclosed or annotations, the return value (described "
+        "or an output schema), when to use it (a when or when-not cue with evidence, or a sibling named).",
+        "One point off for a complex tool (5+ parameters or invocation cost 6+) without parameter semantics, "
+        "and for a tool that changes state but never says what it changes.",
     ],
 }
 
@@ -103,7 +110,7 @@ SCORECARD_DOC = """```
     "hundredths": weighted sum (100-500), "total": TDQS (one decimal), "tier": "A".."D",
     "smells": [KEY, ...],                     # dimensions below 3
     "flags": ["No Description" | "Tautological Description" | "Annotation Contradiction"
-              | "Unsupported Language"],
+              | "Unsupported Language" | "False Safety Claim"],  # the last added in this version
     "server_flags": ["Shadowing Risk"],
     "signals": {paramCount, requiredParamCount, paramsWithDescriptions, paramsWithEnums,
                 schemaDescriptionCoverage, hasNestedObjects, hasOutputSchema, hasAnnotations,
@@ -125,6 +132,28 @@ SCORECARD_DOC = """```
 ```
 
 A server without tools has `"tools": []` and a `server_score` whose scores are `null`."""
+
+
+CALIBRATION_DOC = """`bench/calibration.py` scores 204 real tool definitions whose TDQS scores Glama published
+(Behavior, Conciseness and Completeness on every page, Parameters on about half) and prints, per
+dimension, exact and within-±1 agreement, Spearman's ρ and the mean bias (ours minus theirs), beside the
+same figures for description length alone (ranked and mapped onto the published distribution). Glama's
+judge is an LLM whose scores move by one between runs. Measured on 2026-12-01:
+
+| dimension | n | exact | within ±1 | Spearman ρ | mean bias | length: exact | ±1 | ρ |
+|---|---|---|---|---|---|---|---|---|
+| behavior | 204 | 59% | 93% | 0.56 | -0.03 | 56% | 90% | 0.53 |
+| conciseness | 204 | 54% | 91% | 0.27 | +0.11 | 55% | 89% | 0.27 |
+| completeness | 204 | 45% | 91% | 0.65 | +0.17 | 49% | 88% | 0.58 |
+| parameters | 108 | 61% | 94% | 0.72 | +0.04 | 41% | 81% | 0.43 |
+
+Still wrong: Conciseness ranks tools only as well as length does (ρ 0.27 against 0.27; the target is
+0.55). Glama's Conciseness rises with the amount said (short descriptions of tools with several
+parameters are marked down hardest) and most of its scores are 5, so ρ rests on few tools; boilerplate
+costs a point here by design, which Glama does not do. Completeness runs a little generous (+0.17).
+Non-English descriptions (17 of the set) are scored on structure alone. Evidence is judged by words, so
+a rare word that is itself the cue ("Authentication: as needed") still counts towards Conciseness's word
+budget, and a tool's own word used as a label ("Note: …" on a notes tool) reads as specific."""
 
 
 def explain_lint(rule_id: str) -> str | None:
@@ -198,6 +227,14 @@ def scoring_markdown() -> str:
         "",
     ]
     out += [
+        "Evidence, not cues: a sentence with nothing specific to the tool (filler, a header with nothing "
+        "under it, the schema restated) or nothing it has not already said is boilerplate; it earns "
+        "nothing on any dimension and costs a point of Conciseness. Verbs are read with lemminflect "
+        "(imperative and third person, coordinated 'Fetch and convert', solid phrasal 'Cleanup'); how "
+        "common a word is comes from wordfreq. Both tables are derived once per install and cached.",
+        "",
+    ]
+    out += [
         "Assertive and promotional wording ('IMPORTANT:', 'the best tool for', 'always use this tool "
         "first') is set aside before anything is read: it earns nothing on any dimension, costs a point "
         "of Conciseness, and is reported as a lint finding.",
@@ -229,6 +266,7 @@ def scoring_markdown() -> str:
     ]
     for key, label in COHERENCE_DIMENSIONS.items():
         out.append(f"| {label} | `{key}` | {COHERENCE_JUDGED[key]} |")
+    out += ["", "## Calibration against published scores", "", CALIBRATION_DOC]
     out += ["", "## The Scorecard (`mcpdex score --format json`)", "", SCORECARD_DOC]
     out += [
         "",

@@ -249,6 +249,16 @@ _ROWS = [
         "Make the hints match what the tool does.",
     ),
     LintRule(
+        "false-safety-claim",
+        "error",
+        "description",
+        "Safety claim the tool's own action contradicts",
+        "A description that calls a tool read-only, free of side effects or non-destructive while its name "
+        "or purpose says it deletes, writes, sends or kills misleads every agent that trusts it; Behavior "
+        "scores 1 and the claim earns nothing.",
+        "Remove the claim and say what the tool changes or destroys; declare annotations that match.",
+    ),
+    LintRule(
         "destructive-without-warning",
         "warning",
         "annotations",

@@ -61,7 +61,8 @@ def _score_one(
             analysis=analysis,
             siblings=siblings,
             params=params,
-            tautological=is_tautological(description, name, title),
+            # Boilerplate around a restated name does not hide the restatement.
+            tautological=is_tautological(" ".join(analysis.sentences) or description, name, title),
             schema_problem=_input_schema_problem(schema_lints),
         )
         view.contradiction = annotation_contradiction(view) if analysis.supported else None
@@ -72,6 +73,8 @@ def _score_one(
             flags.append("Annotation Contradiction")
         if not analysis.supported:
             flags.append("Unsupported Language")
+        if analysis.false_claim:
+            flags.append("False Safety Claim")
         results = score_dimensions(view) if analysis.supported else structure_dimensions(view)
     scores = {key: score for key, (score, _) in results.items()}
     total = tdqs(scores)
@@ -82,7 +85,9 @@ def _score_one(
         or REVERSIBILITY.search(analysis.text) is not None
     )
     findings = (
-        lints.description_findings(tool, flags, contradiction, warned or not analysis.supported)
+        lints.description_findings(
+            tool, flags, contradiction, warned or not analysis.supported, analysis.false_claim
+        )
         + lints.security_findings(tool, analysis, server_names, known)
         + schema_lints
         + lints.naming_findings(tool)

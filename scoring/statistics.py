@@ -122,3 +122,40 @@ def comparison_table(stats: dict[str, Any]) -> str:
         shown = f"{reference:.2f}" if reference is not None else "not published"
         rows.append(f"| {label} (mean) | {stats['server_means'][key]:.2f} | {shown} |")
     return "\n".join(rows) + "\n"
+
+
+def _ranks(values: list[float]) -> list[float]:
+    """Ranks from 1, ties sharing their mean rank."""
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    ranks = [0.0] * len(values)
+    start = 0
+    while start < len(order):
+        end = start
+        while end + 1 < len(order) and values[order[end + 1]] == values[order[start]]:
+            end += 1
+        for position in range(start, end + 1):
+            ranks[order[position]] = (start + end) / 2 + 1
+        start = end + 1
+    return ranks
+
+
+def spearman(left: list[float], right: list[float]) -> float:
+    """Spearman's rank correlation (Pearson's r of the tie-averaged ranks); 0 when either is constant."""
+    a, b = _ranks(left), _ranks(right)
+    mean_a, mean_b = _mean(a), _mean(b)
+    covariance = sum((x - mean_a) * (y - mean_b) for x, y in zip(a, b, strict=True))
+    spread = (sum((x - mean_a) ** 2 for x in a) * sum((y - mean_b) ** 2 for y in b)) ** 0.5
+    return covariance / spread if spread else 0.0
+
+
+def agreement(ours: list[int], theirs: list[int], *, ranks: list[float] | None = None) -> dict[str, float]:
+    """Exact and within-one agreement, Spearman's ρ (of ``ranks`` when given) and mean bias of ours."""
+    count = len(theirs)
+    pairs = list(zip(ours, theirs, strict=True))
+    return {
+        "n": count,
+        "exact": sum(1 for x, y in pairs if x == y) / count if count else 0.0,
+        "within_one": sum(1 for x, y in pairs if abs(x - y) <= 1) / count if count else 0.0,
+        "rho": spearman(list(ranks if ranks is not None else ours), list(theirs)),
+        "bias": _mean([x - y for x, y in pairs]),
+    }

@@ -278,8 +278,8 @@ SEARCH_A_LOWER = search_notes(  # A (3.9)
     "Search notes by their title and body text. Use it to find a note before reading or editing it. "
     "Returns up to 20 matches."
 )
-SEARCH_B = search_notes("Search notes by text.")  # B (3.1)
-SEARCH_C = search_notes("Search notes.")  # C (2.4)
+SEARCH_B = search_notes("Search notes by text.")  # B (3.0)
+SEARCH_C = search_notes("Search notes.")  # C (2.2)
 PURGE = {"name": "purge", "inputSchema": {"type": "object"}}  # no description: D (1.0)
 
 
@@ -303,8 +303,8 @@ def test_tool_tier_drop_fails_the_default_gate_and_says_what_fell() -> None:
     assert quality_rows(report) == [("tool-quality-dropped", "breaking", True)]
     [change] = [c for c in report["changes"] if c["rule"] == "tool-quality-dropped"]
     assert (change["tool"], change["where"], change["path"]) == ("search_notes", "Quality", "/quality")
-    assert (change["before"], change["after"]) == ({"tier": "A", "total": 4.7}, {"tier": "B", "total": 3.1})
-    assert change["message"].startswith("search_notes: TDQS tier fell, A (4.7) → B (3.1). ")
+    assert (change["before"], change["after"]) == ({"tier": "A", "total": 4.7}, {"tier": "B", "total": 3.0})
+    assert change["message"].startswith("search_notes: TDQS tier fell, A (4.7) → B (3.0). ")
     siblings = [tool["name"] for tool in SIBLINGS]
     old = score_tool(SEARCH_A, siblings)["dimensions"]["usage_guidelines"]
     new = score_tool(SEARCH_B, siblings)["dimensions"]["usage_guidelines"]
@@ -393,9 +393,9 @@ def test_every_format_renders_a_quality_drop() -> None:
         report, "markdown"
     )
     text = render_report(report, "text")
-    assert "BREAKING  Quality\n            search_notes: TDQS tier fell, A (4.7) → B (3.1)." in text
+    assert "BREAKING  Quality\n            search_notes: TDQS tier fell, A (4.7) → B (3.0)." in text
     data = json.loads(render_report(report, "json"))
-    assert [c["after"] for c in data["changes"] if c["area"] == "quality"] == [{"tier": "B", "total": 3.1}]
+    assert [c["after"] for c in data["changes"] if c["area"] == "quality"] == [{"tier": "B", "total": 3.0}]
     assert any(
         line.startswith("::error title=mcpdex tool-quality-dropped (")
         and "::Quality: search_notes: TDQS tier fell" in line

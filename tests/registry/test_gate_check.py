@@ -101,7 +101,7 @@ def test_check_fails_when_a_description_gets_worse(tmp_path: Path) -> None:
     assert worse.returncode == 1, worse.stdout + worse.stderr
     assert "| 🔴 breaking | `search` | Quality | search: TDQS tier fell, A (" in worse.stdout
     assert "`tool-quality-dropped` · `" in worse.stdout and "**fails the gate**" in worse.stdout
-    assert "Behavior 5 → 2: Discloses no behaviour" in worse.stdout, worse.stdout
+    assert "Behavior 4 → 2: Discloses no behaviour" in worse.stdout, worse.stdout
 
     schema_only = run(tmp_path, "check", "--no-quality", *target())
     assert schema_only.returncode == 0, schema_only.stdout + schema_only.stderr

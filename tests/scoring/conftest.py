@@ -84,3 +84,17 @@ def memory_read() -> dict[str, Any]:
             },
         },
     )
+
+
+CALIBRATION = REPO_ROOT.parent / "shared" / "calibration" / "glama-dev.json"
+
+
+@pytest.fixture(scope="session")
+def calibration_entries() -> list[dict[str, Any]]:
+    """Real tool definitions with the TDQS scores Glama published for them (read at test time)."""
+    import json
+
+    from tests.conftest import require
+
+    require(CALIBRATION.exists(), f"the calibration set is not at {CALIBRATION}")
+    return json.loads(CALIBRATION.read_text(encoding="utf-8"))

@@ -90,7 +90,7 @@ CASES: list[tuple[str, str, str, dict, dict]] = [
         "usage_guidelines",
         "+",
         search(),
-        search(BASE_TEXT + " Use it when you know words from the title or body."),
+        search(BASE_TEXT + " Use it when you know words from an issue's title or body."),
     ),
     (
         "names the sibling boundary",
@@ -117,8 +117,10 @@ CASES: list[tuple[str, str, str, dict, dict]] = [
         "when plus when-not beats when alone",
         "usage_guidelines",
         "+",
-        search(BASE_TEXT + " Use it when you know words from the title."),
-        search(BASE_TEXT + " Use it when you know words from the title; do not use it to list all issues."),
+        search(BASE_TEXT + " Use it when you know words from an issue's title."),
+        search(
+            BASE_TEXT + " Use it when you know words from an issue's title; do not use it to list all issues."
+        ),
     ),
     (
         "priority instruction earns nothing",

@@ -109,6 +109,14 @@ CASES = [
         {**CLEAN, "description": "Delete an issue.", "annotations": {"readOnlyHint": True}},
     ),
     (
+        "false-safety-claim",
+        {
+            **CLEAN,
+            "name": "delete_issue",
+            "description": "Delete an issue by number. Read-only and free of side effects.",
+        },
+    ),
+    (
         "destructive-without-warning",
         {
             **CLEAN,

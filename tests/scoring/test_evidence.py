@@ -1,0 +1,136 @@
+"""The cases of the scoring audit: credit rests on evidence, claims are checked, English is read as English.
+
+The descriptions are written here in the audited phrasings; each test failed on the scorer before it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from scoring import score_tool
+from scoring.language import analyze
+from tests.scoring.conftest import make_tool, scores_of
+
+QUERY = {"sql": {"type": "string", "description": "The SQL statement."}}
+TEMPLATE = " Use when: needed. Returns: the result. Errors: on error."
+
+
+def test_the_cue_template_earns_nothing_on_a_weak_tool() -> None:
+    before = score_tool(make_tool("query", "Run a read-only SQL query.", QUERY))
+    after = score_tool(make_tool("query", "Run a read-only SQL query." + TEMPLATE, QUERY))
+    assert after["total"] <= before["total"]
+    for key in ("usage_guidelines", "behavior", "completeness"):
+        assert scores_of(after)[key] <= scores_of(before)[key], key
+
+
+def test_filler_is_not_a_when_to_use_cue_and_costs_conciseness() -> None:
+    text = "Get the forecast for a city."
+    filler = " This tool is very useful for many tasks."
+    params = {"city": {"type": "string", "description": "City name."}}
+    before, after = (score_tool(make_tool("get_forecast", t, params)) for t in (text, text + filler))
+    assert scores_of(after)["usage_guidelines"] == scores_of(before)["usage_guidelines"]
+    assert scores_of(after)["conciseness"] < scores_of(before)["conciseness"]
+    assert "adds nothing" in after["dimensions"]["conciseness"]["justification"]
+
+
+def test_a_false_safety_claim_on_delete_is_a_contradiction() -> None:
+    key = {"key": {"type": "string", "description": "The key to delete."}}
+    card = score_tool(make_tool("delete", "Read-only, idempotent, no side effects, returns JSON.", key))
+    assert scores_of(card)["behavior"] == 1
+    assert "False Safety Claim" in card["flags"]
+    assert any(finding["rule"] == "false-safety-claim" for finding in card["findings"])
+
+
+def test_a_safety_claim_without_annotations_earns_partial_credit_only() -> None:
+    text = "List the keys of a namespace. Read-only, idempotent, no side effects."
+    card = score_tool(make_tool("list_keys", text, {"namespace": {"type": "string", "description": "Name."}}))
+    assert scores_of(card)["behavior"] <= 3
+
+
+def test_authoritative_is_not_an_authentication_disclosure() -> None:
+    analysis = analyze(
+        "Search clinical trials. Connects to authoritative biomedical data sources.", name="search"
+    )
+    assert "authentication" not in analysis.disclosures
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Take a screenshot of the current page or a specific element.",
+        "Calculates/evaluates the given expression.",
+        "Cleanup all managed resources.",
+        "Notion | Get page by its id.",
+    ],
+)
+def test_action_verbs_are_recognised(text: str) -> None:
+    card = score_tool(make_tool("tool_x", text))
+    assert "No action verb" not in card["dimensions"]["purpose"]["justification"]
+    assert scores_of(card)["purpose"] >= 3
+
+
+@pytest.mark.parametrize(
+    ("text", "resource"),
+    [
+        ("Fetch and convert an AWS documentation page to markdown.", "documentation page"),
+        ("Create or update a single file in a GitHub repository.", "file"),
+    ],
+)
+def test_the_object_of_coordinated_verbs_is_found(text: str, resource: str) -> None:
+    card = score_tool(make_tool("tool_x", text))
+    assert "no specific object" not in card["dimensions"]["purpose"]["justification"]
+    assert resource in (analyze(text).resource or "")
+
+
+@pytest.mark.parametrize(
+    "usage",
+    [
+        "Use for news, facts, or data beyond your knowledge cutoff.",
+        "Prefer taking a snapshot over taking a screenshot.",
+        "It is cheaper than capturing the whole snapshot when you only need one element.",
+        "When to use this tool:\n- Breaking a problem into steps\n- Planning with room for revision",
+    ],
+)
+def test_usage_phrasings_are_read_as_guidance(usage: str) -> None:
+    base = "Search the web for current pages."
+    before = score_tool(make_tool("web_search", base))
+    after = score_tool(make_tool("web_search", f"{base} {usage}"))
+    assert scores_of(after)["usage_guidelines"] > scores_of(before)["usage_guidelines"]
+
+
+def test_an_rce_warning_discloses_behaviour() -> None:
+    text = (
+        "Evaluate a script in the page. Unsafe: executes arbitrary JavaScript in the browser, RCE-equivalent."
+    )
+    card = score_tool(
+        make_tool("browser_evaluate", text, {"script": {"type": "string", "description": "JS."}})
+    )
+    assert "Discloses no behaviour" not in card["dimensions"]["behavior"]["justification"]
+    assert "security risk" in card["dimensions"]["behavior"]["justification"]
+
+
+def test_a_parameter_explained_without_its_exact_name_earns_credit() -> None:
+    params = {
+        "query": {"type": "string", "description": "SQL to run."},
+        "query_params": {"type": "object", "description": "Values for the placeholders."},
+    }
+    plain = "Run a SQL query against ClickHouse."
+    bound = plain + " Bind values with {name:Type} placeholders in the SQL and pass them as query parameters."
+    before, after = (score_tool(make_tool("run_query", text, params)) for text in (plain, bound))
+    assert scores_of(after)["parameters"] > scores_of(before)["parameters"]
+    assert "query_params" in after["dimensions"]["parameters"]["justification"]
+
+
+@pytest.mark.parametrize(
+    ("annotations", "claim"),
+    [
+        ({"destructiveHint": True}, "Non-destructive and free of side effects."),
+        ({"readOnlyHint": False}, "It is read-only."),
+    ],
+)
+def test_a_safety_claim_against_the_annotations_is_a_contradiction(annotations: dict, claim: str) -> None:
+    text = f"Archive a project and its boards. {claim}"
+    params = {"project": {"type": "string", "description": "Project key."}}
+    card = score_tool(make_tool("archive_project", text, params, annotations=annotations))
+    assert scores_of(card)["behavior"] == 1
+    assert "Annotation Contradiction" in card["flags"]
