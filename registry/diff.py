@@ -15,7 +15,7 @@ from typing import Any, TypedDict
 from registry.normalize import normalize_tool, origin
 from registry.rules import AREA_LABELS, AREAS, LEVELS, POISONING_LINTS, rule
 from registry.snapshot import canonical_json, sorted_json
-from registry.witness import NOT_FOUND, Side, edges, find
+from registry.witness import NOT_FOUND, Side, edges, find, samples
 
 # How each kind of witness is told, after the change's message, in every format that shows messages.
 WITNESS_SENTENCES = {
@@ -845,28 +845,27 @@ def _diff_alternatives(
     assert keyword is not None
     docs = {key: value for key, value in many.items() if key != keyword}
     branches = many[keyword]
+    removed_rule = _COMPOSITIONS[keyword][1]
+    many_at = new_at if many_side == _NEW else old_at
+    if many_side == _NEW and single not in branches and any(_subsumes(b, single) for b in branches):
+        # An alternative that accepts every value of the old schema (an open object for an object):
+        # nothing the old schema accepted is lost, and each alternative is one the new schema adds.
+        for index, branch in enumerate(branches):
+            here = [*new_at, keyword, index]
+            _branch_added(ctx, keyword, here, branch, new_at, (old_at, here))
+        return
     index = _closest(single, branches)
     paired = {**docs, **branches[index]} if isinstance(branches[index], dict) else branches[index]
-    many_at = new_at if many_side == _NEW else old_at
     if many_side == _NEW:
         _diff_schema(ctx, single, paired, old_at, [*new_at, keyword, index])
     else:
         _diff_schema(ctx, paired, single, [*old_at, keyword, index], new_at)
-    added_rule, removed_rule = _COMPOSITIONS[keyword]
     for other, branch in enumerate(branches):
         if other == index:
             continue
         here = [*many_at, keyword, other]
         if many_side == _NEW:
-            ctx.add(
-                added_rule,
-                here,
-                None,
-                branch,
-                subject_at=new_at,
-                key=canonical_json(branch),
-                node=(old_at, here),
-            )
+            _branch_added(ctx, keyword, here, branch, new_at, (old_at, here))
         else:
             ctx.add(
                 removed_rule,
@@ -877,6 +876,52 @@ def _diff_alternatives(
                 key=canonical_json(branch),
                 node=(here, new_at),
             )
+
+
+def _branch_added(
+    ctx: _Context, keyword: str, here: list[Any], branch: Any, subject_at: list[Any], node: _Node
+) -> None:
+    """A new alternative: a widening, except a oneOf alternative that overlaps what callers sent.
+
+    oneOf wants exactly one match, so an input value that matched an old alternative and matches
+    the new one too is rejected now: the old node's samples laid over the new branch's find it.
+    """
+    added_rule = _COMPOSITIONS[keyword][0]
+    key = canonical_json(branch)
+    if keyword == "oneOf" and ctx.prefix == "input":
+        olds = samples(_at(ctx.roots[_OLD], node[0]))
+        news = samples(branch)
+        both = [
+            {**old, **new} for old in olds for new in news if isinstance(old, dict) and isinstance(new, dict)
+        ]
+        if both and ctx.has_witness("input-one-of-branch-overlaps", node, both):
+            ctx.add(
+                "one-of-branch-overlaps",
+                here,
+                None,
+                branch,
+                subject_at=subject_at,
+                key=key,
+                node=node,
+                candidates=both,
+            )
+            return
+    ctx.add(added_rule, here, None, branch, subject_at=subject_at, key=key, node=node)
+
+
+def _subsumes(wide: Any, narrow: dict[str, Any]) -> bool:
+    """``wide`` accepts every value ``narrow`` does, seen from its keywords alone: it constrains
+    nothing but the type, and its types cover ``narrow``'s."""
+    if not isinstance(wide, dict) or not set(wide) - {"type"} <= _NODE_DOCS:
+        return False
+    wide_types, narrow_types = _type_set(wide.get("type")), _type_set(narrow.get("type"))
+    if wide_types is None:
+        return True
+    if narrow_types is None:
+        return False
+    return _covers(wide_types | ({"null"} if wide.get("nullable") else set()), narrow_types) and (
+        not narrow.get("nullable") or bool(wide.get("nullable"))
+    )
 
 
 def _closest(schema: dict[str, Any], branches: list[Any]) -> int:
@@ -902,8 +947,10 @@ def _judge_properties(ctx: _Context, at: _Node, old: dict[str, Any], new: dict[s
     for name in sorted(old_props.keys() - new_props.keys()):
         here = [*new_at, "properties", name]
         if ctx.area == "inputSchema":
+            # Closed before: calls sending it break unless the new object still takes it (open now).
+            breaks = closed and ctx.has_witness("input-property-removed-from-closed-object", at)
             ctx.add(
-                "property-removed-from-closed-object" if closed else "property-removed",
+                "property-removed-from-closed-object" if breaks else "property-removed",
                 here,
                 old_props[name],
                 node=at,
@@ -1062,7 +1109,7 @@ def _judge_additional(ctx: _Context, at: _Node, old: dict[str, Any], new: dict[s
 
 def _judge_composition(ctx: _Context, at: _Node, keyword: str, before: Any, after: Any) -> None:
     old_at, new_at = at
-    added_rule, removed_rule = _COMPOSITIONS[keyword]
+    removed_rule = _COMPOSITIONS[keyword][1]
     if not isinstance(before, list):
         ctx.add(
             "composition-added",
@@ -1115,15 +1162,7 @@ def _judge_composition(ctx: _Context, at: _Node, keyword: str, before: Any, afte
         here = [*new_at, keyword, index]
         # an allOf member narrows the whole node; an alternative widens from its own branch
         node = at if keyword == "allOf" else (old_at, here)
-        ctx.add(
-            added_rule,
-            here,
-            None,
-            after[index],
-            subject_at=new_at,
-            key=canonical_json(after[index]),
-            node=node,
-        )
+        _branch_added(ctx, keyword, here, after[index], new_at, node)
     for index in unmatched_old:
         there = [*old_at, keyword, index]
         node = at if keyword == "allOf" else (there, new_at)

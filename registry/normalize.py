@@ -268,6 +268,11 @@ def _tidy(out: dict[str, Any]) -> dict[str, Any]:
             if rest:
                 nullable = True
                 out[keyword] = rest
+    # anyOf (and allOf) repeat a branch without effect; oneOf's repeats reject what both match.
+    for keyword in ("anyOf", "allOf"):
+        branches = out.get(keyword)
+        if isinstance(branches, list) and len(branches) > 1:
+            out[keyword] = list({canonical_json(branch): branch for branch in branches}.values())
     # A single-member allOf/anyOf/oneOf is the member itself (Pydantic wraps `$ref`s this way).
     for keyword in _COMPOSITIONS:
         branches = out.get(keyword)

@@ -869,6 +869,21 @@ RULES: tuple[Rule, ...] = tuple(
             output_message="{tool}: {subject} may now be the new oneOf alternative {after}.",
             example=(_prop({"oneOf": [_S, _I]}), _prop({"oneOf": [_S, _I, {"type": "boolean"}]})),
         ),
+        Rule(
+            "input-one-of-branch-overlaps",
+            "breaking",
+            "inputSchema",
+            "request",
+            "A new oneOf alternative also matches values an old alternative took: oneOf wants exactly one "
+            "match, so those calls are rejected now.",
+            "{tool}: {subject} has a new oneOf alternative {after} that overlaps an old one; values "
+            "matching both are now rejected.",
+            (
+                _prop({"oneOf": [_obj({"a": _S}, ("a",))]}),
+                _prop({"oneOf": [_obj({"a": _S}, ("a",)), _obj({"b": _S}, ("b",))]}),
+            ),
+            "call",
+        ),
         *_twin(
             "one-of-branch-removed",
             "breaking",
