@@ -22,6 +22,10 @@ WITNESS_SENTENCES = {
     "call": "This call was valid before and is rejected now: {}",
     "result": "This result is allowed now and was rejected before: {}",
 }
+UNPROVED_SENTENCES = {
+    "call": "No call that was valid before and is rejected now was found, so this is a warning: check it.",
+    "result": "No result allowed now and rejected before was found, so this is a warning: check it.",
+}
 _MAX_VALUE_CHARS = 80  # longer before/after values are shortened in messages (not in the Change)
 
 # Numeric bounds: for "upper" keywords a smaller value is stricter, for "lower" ones a larger.
@@ -310,7 +314,10 @@ class _Builder:
         subject: str = "",
         key: str = "",
         witness: Any = NOT_FOUND,
+        unproved: bool = False,
     ) -> None:
+        """Record a change. ``unproved``: its rule claims a break, but no witness was found, so no
+        call (or result) is known to break: it is reported at warning, saying so, not as breaking."""
         row = rule(rule_id)
         path = _pointer(segments)
         label = AREA_LABELS[row.area]
@@ -320,10 +327,12 @@ class _Builder:
         )
         if witness is not NOT_FOUND:
             message += " " + WITNESS_SENTENCES[row.witness].format(sorted_json(witness))
+        elif unproved:
+            message += " " + UNPROVED_SENTENCES[row.witness]
         self.changes.append(
             Change(
                 rule=rule_id,
-                level=row.level,
+                level="warning" if unproved else row.level,
                 tool=tool,
                 area=row.area,
                 path=path,
@@ -606,6 +615,8 @@ class _Context:
             sent = [_ANY_OBJECT if schema is None else schema for schema in sent]
         self._sent = sent
         self._sides: list[Side | None] = [None, None]
+        # a judge that asks whether a witness exists then reports the change searches once
+        self._found: dict[tuple[str, str, str, str], Any] = {}
 
     def side(self, index: int) -> Side:
         if self._sides[index] is None:
@@ -639,6 +650,7 @@ class _Context:
         """Report a change; for a rule that claims a break, with its witness found from ``node`` (the
         node's path on each side) and ``candidates`` (values to try there before the node's probes)."""
         rule_id = f"{self.prefix}-{name}"
+        row = rule(rule_id)
         witness = self.witness(rule_id, node, candidates)
         subject = _subject(self.area, subject_at if subject_at is not None else segments)
         self.out.add(
@@ -651,6 +663,7 @@ class _Context:
             subject=subject,
             key=key,
             witness=witness,
+            unproved=witness is NOT_FOUND and bool(row.witness) and row.level == "breaking",
         )
 
     def witness(
@@ -660,10 +673,17 @@ class _Context:
         kind = rule(rule_id).witness
         if not kind or node is None:
             return NOT_FOUND
-        accepting = _OLD if kind == "call" else _NEW
-        return find(
-            self.side(accepting), self.side(1 - accepting), self.roots[accepting], node[accepting], candidates
-        )
+        key = (rule_id, _pointer(node[0]), _pointer(node[1]), repr(candidates))
+        if key not in self._found:
+            accepting = _OLD if kind == "call" else _NEW
+            self._found[key] = find(
+                self.side(accepting),
+                self.side(1 - accepting),
+                self.roots[accepting],
+                node[accepting],
+                candidates,
+            )
+        return self._found[key]
 
     def has_witness(
         self, rule_id: str, node: tuple[list[Any], list[Any]], candidates: Sequence[Any] = ()

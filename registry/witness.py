@@ -338,13 +338,15 @@ def probes(schema: Any) -> list[Any]:
             sample = _first(samples(prop, 1))
             if name not in base and sample is not _UNSET:
                 values.append({**base, name: sample})
-        values.append({**base, _unused_key(schema): ""})
+        extra = _unused_key(schema)
+        values += [{**base, extra: value} for value in _ONE_OF_EACH_TYPE]
         values.append({})
     for keyword in _BOUNDS:
         values += edges(schema, keyword, schema.get(keyword))
     item = _first(samples(schema.get("items", {}), 1))
     filler = "" if item is _UNSET else item
-    values += [[filler], [filler, filler], *_PROBE_STRINGS, 10**6, -(10**6), 1.5, *_ONE_OF_EACH_TYPE]
+    values += [[filler], [filler, filler], *([value] for value in _ONE_OF_EACH_TYPE)]
+    values += [*_PROBE_STRINGS, 10**6, -(10**6), 1.5, *_ONE_OF_EACH_TYPE]
     return values
 
 
