@@ -283,9 +283,9 @@ def _typed(kind: str, schema: dict[str, Any], depth: int) -> list[Any]:
         low = int(schema.get("minLength") or 0)
         format_sample = _FORMAT_SAMPLES.get(str(schema.get("format")))
         values = [format_sample] if format_sample else []
-        values += ["a" * low] if "pattern" not in schema else []
-        values += [text for text in _PROBE_STRINGS if _matches(str(schema.get("pattern", "")), text)][:3]
-        return values
+        if "pattern" not in schema:
+            return [*values, "a" * low]
+        return values + [text for text in _PROBE_STRINGS if _matches(str(schema["pattern"]), text)][:3]
     if kind == "array":
         item = _first(samples(schema.get("items", {}), depth + 1))
         count = int(schema.get("minItems") or 0)
