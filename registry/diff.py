@@ -1130,23 +1130,13 @@ def _judge_additional(ctx: _Context, at: _Node, old: dict[str, Any], new: dict[s
 def _judge_composition(ctx: _Context, at: _Node, keyword: str, before: Any, after: Any) -> None:
     old_at, new_at = at
     removed_rule = _COMPOSITIONS[keyword][1]
-    if not isinstance(before, list):
+    if not (isinstance(before, list) and isinstance(after, list)):  # the keyword itself came or went
+        action = "removed" if isinstance(before, list) else "added"
         ctx.add(
-            "composition-added",
-            [*new_at, keyword],
-            None,
-            after,
-            detail=f"`{keyword}`",
-            subject_at=new_at,
-            node=at,
-        )
-        return
-    if not isinstance(after, list):
-        ctx.add(
-            "composition-removed",
+            f"composition-{action}",
             [*new_at, keyword],
             before,
-            None,
+            after,
             detail=f"`{keyword}`",
             subject_at=new_at,
             node=at,

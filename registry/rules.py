@@ -107,29 +107,13 @@ def _twin(
     """
     call = "call" if input_level == "breaking" and not no_witness else ""
     result = "result" if output_level == "breaking" and not no_witness else ""
+    sides = (
+        ("input", input_level, "inputSchema", "request", input_why, input_message, call),
+        ("output", output_level, "outputSchema", "response", output_why, output_message, result),
+    )
     return [
-        Rule(
-            f"input-{name}",
-            input_level,
-            "inputSchema",
-            "request",
-            input_why,
-            input_message,
-            example,
-            call,
-            no_witness,
-        ),
-        Rule(
-            f"output-{name}",
-            output_level,
-            "outputSchema",
-            "response",
-            output_why,
-            output_message,
-            example,
-            result,
-            no_witness,
-        ),
+        Rule(f"{side}-{name}", level, area, direction, why, message, example, witness, no_witness)  # type: ignore[arg-type]
+        for side, level, area, direction, why, message, witness in sides
     ]
 
 
