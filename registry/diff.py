@@ -562,7 +562,7 @@ _ANY_OBJECT = {"type": "object"}
 
 
 def _declared_at_last(old: dict[str, Any], new: dict[str, Any]) -> bool:
-    """The old input schema declared nothing (missing, empty or not a schema) and the new one rejects
+    """The old input schema declared nothing (missing, empty or not a valid schema) and the new one rejects
     calls: one `input-schema-declared` says so, in place of a change per keyword of the new schema.
 
     A new schema that only offers optional properties of an open object is diffed as usual.
@@ -572,9 +572,14 @@ def _declared_at_last(old: dict[str, Any], new: dict[str, Any]) -> bool:
         schema.get("required") or schema.get("additionalProperties") is False
     ):
         return False
-    if old["inputSchema"] == _ANY_OBJECT:
-        return True
-    return not Side(old["sent"]["inputSchema"]).valid() and Side(new["sent"]["inputSchema"]).valid()
+    sent = old["sent"]["inputSchema"]
+    if not isinstance(sent, dict) or set(sent) <= _NOTHING_DECLARED:
+        return True  # `{"type": "object"}` is declared: a tool that takes no arguments
+    return not Side(sent).valid() and Side(new["sent"]["inputSchema"]).valid()
+
+
+# Keywords of a schema that declares nothing: the dialect stamp and documentation.
+_NOTHING_DECLARED = frozenset({"$schema", "$id", "$comment", "title", "description"})
 
 
 def _diff_annotations(out: _Builder, tool: str, old: dict[str, Any], new: dict[str, Any]) -> None:

@@ -27,7 +27,9 @@ def obj(props: dict[str, Any], *required: str, **extra: Any) -> dict[str, Any]:
 
 def snap(area: str, schema: Any, **tool: Any) -> dict[str, Any]:
     base: dict[str, Any] = {"name": "t", "inputSchema": {"type": "object"}, **tool}
-    if schema is not None:
+    if schema is None:
+        base.pop(area, None)  # a tool without an input schema, as some servers list them
+    else:
         base[area] = schema
     return {"format": "mcpdex.snapshot/1", "server": {"name": "s", "version": "1"}, "tools": [base]}
 
@@ -294,6 +296,13 @@ CASES = [
         {"type": "object", "properties": {"a": {"type": "any"}}},
         obj({"a": STR}, "a"),
         [("input-schema-declared", "warning")],
+    ),
+    (
+        "no-arguments-then-one-required",
+        IN,
+        {"type": "object", "properties": {}},
+        obj({"a": STR}, "a"),
+        [("input-required-property-added", "breaking")],
     ),
     (
         "first-optional-argument",
