@@ -364,3 +364,16 @@ def test_one_path_never_gets_contradictory_changes() -> None:
     changes = diff(IN, old, new)
     assert rules(changes) == [("input-any-of-branch-added", "info")]
     assert changes[0]["path"] == "/properties/cover/anyOf/1"
+
+
+def test_the_policy_sets_the_level_of_a_declared_schema() -> None:
+    from registry.gate import evaluate
+
+    draft_07 = {"$schema": "http://json-schema.org/draft-07/schema#"}
+    declared = {**draft_07, **obj({"a": STR}, "a", additionalProperties=False)}
+    old, new = snap(IN, draft_07), snap(IN, declared)
+    assert evaluate(old, new)["passed"]
+    report = evaluate(old, new, severity={"input-schema-declared": "breaking"})
+    assert not report["passed"]
+    [change] = report["changes"]
+    assert (change["rule"], change["level"], change["witness"]) == ("input-schema-declared", "breaking", {})
