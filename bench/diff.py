@@ -138,6 +138,13 @@ def main() -> None:
     print(f"ratio `mcpdex diff` / plain DeepDiff script (whole process): {process / peer_process:.3f}")
     print(f"tools: {len(old['tools'])} → {len(new['tools'])} ({args.corpus.name}), median of {args.repeat}")
     print(f"diff_snapshots: {ours:.3f} s, {len(changes)} changes {levels}")
+    witnessed = sum(1 for c in changes if c["witness"] is not None)
+    unwitnessed = sum(
+        1
+        for c in changes
+        if c["level"] == "breaking" and c["witness"] is None and c["area"] in ("inputSchema", "outputSchema")
+    )
+    print(f"witnesses: {witnessed}; breaking schema changes without one: {unwitnessed}")
     located = sum(len(v) for v in found.values())
     print(f"plain DeepDiff: {plain:.3f} s, {located} differences located, none judged")
     print(f"`mcpdex diff a.json b.json --format json` process: {process:.3f} s")

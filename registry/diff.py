@@ -12,10 +12,20 @@ from collections.abc import Iterable, Sequence
 from json.encoder import encode_basestring
 from typing import Any, TypedDict
 
-from registry.normalize import normalize_tool
+from registry.normalize import normalize_tool, origin
 from registry.rules import AREA_LABELS, AREAS, LEVELS, POISONING_LINTS, rule
 from registry.snapshot import canonical_json, sorted_json
+from registry.witness import NOT_FOUND, Side, edges, find, samples
 
+# How each kind of witness is told, after the change's message, in every format that shows messages.
+WITNESS_SENTENCES = {
+    "call": "This call was valid before and is rejected now: {}",
+    "result": "This result is allowed now and was rejected before: {}",
+}
+UNPROVED_SENTENCES = {
+    "call": "No call that was valid before and is rejected now was found, so this is a warning: check it.",
+    "result": "No result allowed now and rejected before was found, so this is a warning: check it.",
+}
 _MAX_VALUE_CHARS = 80  # longer before/after values are shortened in messages (not in the Change)
 
 # Numeric bounds: for "upper" keywords a smaller value is stricter, for "lower" ones a larger.
@@ -77,6 +87,9 @@ class Change(TypedDict):
     after: Any
     message: str
     fingerprint: str
+    # A call the old input schema accepted and the new one rejects, or a result the new output schema
+    # allows and the old one rejected, confirmed with jsonschema; None for a change that claims no break.
+    witness: Any
 
 
 def fingerprint(rule_id: str, tool: str | None, path: str, detail: str = "") -> str:
@@ -300,7 +313,11 @@ class _Builder:
         detail: str = "",
         subject: str = "",
         key: str = "",
+        witness: Any = NOT_FOUND,
+        unproved: bool = False,
     ) -> None:
+        """Record a change. ``unproved``: its rule claims a break, but no witness was found, so no
+        call (or result) is known to break: it is reported at warning, saying so, not as breaking."""
         row = rule(rule_id)
         path = _pointer(segments)
         label = AREA_LABELS[row.area]
@@ -308,10 +325,14 @@ class _Builder:
         message = row.message.format(
             tool=tool or "", subject=subject, detail=detail, before=_short(before), after=_short(after)
         )
+        if witness is not NOT_FOUND:
+            message += " " + WITNESS_SENTENCES[row.witness].format(sorted_json(witness))
+        elif unproved:
+            message += " " + UNPROVED_SENTENCES[row.witness]
         self.changes.append(
             Change(
                 rule=rule_id,
-                level=row.level,
+                level="warning" if unproved else row.level,
                 tool=tool,
                 area=row.area,
                 path=path,
@@ -320,6 +341,7 @@ class _Builder:
                 after=after,
                 message=message,
                 fingerprint=fingerprint(rule_id, tool, path, key),
+                witness=None if witness is NOT_FOUND else witness,
             )
         )
 
@@ -480,28 +502,47 @@ def _diff_tool(out: _Builder, old: dict[str, Any], new: dict[str, Any], same_era
             before=old["description"],
             after=new["description"],
         )
-    if old["title"] != new["title"]:
-        out.text_changed(
-            "tool-title-changed",
-            "tool-title-poisoning",
-            tool=name,
-            segments=["title"],
-            before=old["title"],
-            after=new["title"],
-        )
+    # A display title is judged alike wherever the server puts it: MCP shows `title`, else
+    # `annotations.title`, and either reaches the model.
+    for segments, before, after in (
+        (["title"], old["title"], new["title"]),
+        (["annotations", "title"], old["annotations"].get("title"), new["annotations"].get("title")),
+    ):
+        if before != after:
+            out.text_changed(
+                "tool-title-changed",
+                "tool-title-poisoning",
+                tool=name,
+                segments=segments,
+                before=before,
+                after=after,
+            )
     _diff_annotations(out, name, old["annotations"], new["annotations"])
     for area in ("inputSchema", "outputSchema"):
         before, after = old["dialects"][area], new["dialects"][area]
         if before != after and old[area] is not None and new[area] is not None:
             prefix = "input" if area == "inputSchema" else "output"
             out.add(f"{prefix}-dialect-changed", tool=name, segments=["$schema"], before=before, after=after)
-    _diff_schema(out, name, "inputSchema", old["inputSchema"], new["inputSchema"], [])
+    if _declared_at_last(old, new):
+        ctx = _Context(out, name, "inputSchema", old, new)
+        required = new["inputSchema"].get("required") or []
+        ctx.add(
+            "schema-declared",
+            [],
+            old["sent"]["inputSchema"],
+            new["sent"]["inputSchema"],
+            detail=", ".join(f"`{prop}`" for prop in required) or "nothing",
+            node=([], []),
+            candidates=[{}],
+        )
+    else:
+        _diff_schema(_Context(out, name, "inputSchema", old, new), old["inputSchema"], new["inputSchema"])
     if old["outputSchema"] is None and new["outputSchema"] is not None:
-        out.add("output-schema-added", tool=name, segments=[], after=new["outputSchema"])
+        out.add("output-schema-added", tool=name, segments=[], after=new["sent"]["outputSchema"])
     elif old["outputSchema"] is not None and new["outputSchema"] is None:
-        out.add("output-schema-removed", tool=name, segments=[], before=old["outputSchema"])
+        out.add("output-schema-removed", tool=name, segments=[], before=old["sent"]["outputSchema"])
     elif old["outputSchema"] is not None:
-        _diff_schema(out, name, "outputSchema", old["outputSchema"], new["outputSchema"], [])
+        _diff_schema(_Context(out, name, "outputSchema", old, new), old["outputSchema"], new["outputSchema"])
     for field in sorted(old["extra"].keys() | new["extra"].keys()):
         if field == "execution" and not same_era:
             continue  # `execution` exists in one protocol era only: comparing across eras is noise
@@ -517,10 +558,34 @@ def _diff_tool(out: _Builder, old: dict[str, Any], new: dict[str, Any], same_era
             )
 
 
+_ANY_OBJECT = {"type": "object"}
+
+
+def _declared_at_last(old: dict[str, Any], new: dict[str, Any]) -> bool:
+    """The old input schema declared nothing (missing, empty or not a valid schema) and the new one rejects
+    calls: one `input-schema-declared` says so, in place of a change per keyword of the new schema.
+
+    A new schema that only offers optional properties of an open object is diffed as usual.
+    """
+    schema = new["inputSchema"]
+    if not isinstance(schema, dict) or not (
+        schema.get("required") or schema.get("additionalProperties") is False
+    ):
+        return False
+    sent = old["sent"]["inputSchema"]
+    if not isinstance(sent, dict) or set(sent) <= _NOTHING_DECLARED:
+        return True  # `{"type": "object"}` is declared: a tool that takes no arguments
+    return not Side(sent).valid() and Side(new["sent"]["inputSchema"]).valid()
+
+
+# Keywords of a schema that declares nothing: the dialect stamp and documentation.
+_NOTHING_DECLARED = frozenset({"$schema", "$id", "$comment", "title", "description"})
+
+
 def _diff_annotations(out: _Builder, tool: str, old: dict[str, Any], new: dict[str, Any]) -> None:
     for key in sorted(old.keys() | new.keys()):
         before, after = old.get(key), new.get(key)
-        if before == after:
+        if before == after or key == "title":  # the title is judged with the tool's own
             continue
         if key in _HINT_RULES and isinstance(after, bool):
             became_true, became_false = _HINT_RULES[key]
@@ -535,13 +600,44 @@ def _diff_annotations(out: _Builder, tool: str, old: dict[str, Any], new: dict[s
 
 # ── schemas ─────────────────────────────────────────────────────────────────────────────────────
 
+_OLD, _NEW = 0, 1
+
 
 class _Context:
-    """Where a schema comparison is happening: the tool, the area and the rule-id prefix."""
+    """One schema comparison: the tool, the area and rule-id prefix, and both sides' schemas.
 
-    def __init__(self, out: _Builder, tool: str, area: str) -> None:
+    Each side is held three ways: normalised (what the judges compare), its origins (to show a
+    value as the server sent it) and as sent (what a witness is confirmed against).
+    """
+
+    def __init__(self, out: _Builder, tool: str, area: str, old: dict[str, Any], new: dict[str, Any]) -> None:
         self.out, self.tool, self.area = out, tool, area
         self.prefix = "input" if area == "inputSchema" else "output"
+        self.roots = (old[area], new[area])
+        self.origins = (old["origins"], new["origins"])
+        sent = [old["sent"][area], new["sent"][area]]
+        if area == "inputSchema":  # a tool without an input schema takes any arguments object
+            sent = [_ANY_OBJECT if schema is None else schema for schema in sent]
+        self._sent = sent
+        self._sides: list[Side | None] = [None, None]
+        # a judge that asks whether a witness exists then reports the change searches once
+        self._found: dict[tuple[str, str, str, str], Any] = {}
+
+    def side(self, index: int) -> Side:
+        if self._sides[index] is None:
+            self._sides[index] = Side(self._sent[index])
+        return self._sides[index]  # type: ignore[return-value]
+
+    def shown(self, index: int, value: Any) -> Any:
+        """``value`` as the server sent it, when it is a normalised subschema of that side."""
+        return origin(self.origins[index], value) if isinstance(value, dict) else value
+
+    def sent(self, index: int, node: Any, keyword: str, value: Any) -> Any:
+        """The value of ``keyword`` at a normalised ``node`` as the server sent it (else ``value``)."""
+        raw = self.shown(index, node)
+        if raw is not node and isinstance(raw, dict) and keyword in raw:
+            return raw[keyword]
+        return self.shown(index, value)
 
     def add(
         self,
@@ -553,30 +649,68 @@ class _Context:
         detail: str = "",
         subject_at: list[Any] | None = None,
         key: str = "",
+        node: tuple[list[Any], list[Any]] | None = None,
+        candidates: Sequence[Any] = (),
     ) -> None:
+        """Report a change; for a rule that claims a break, with its witness found from ``node`` (the
+        node's path on each side) and ``candidates`` (values to try there before the node's probes)."""
+        rule_id = f"{self.prefix}-{name}"
+        row = rule(rule_id)
+        witness = self.witness(rule_id, node, candidates)
         subject = _subject(self.area, subject_at if subject_at is not None else segments)
         self.out.add(
-            f"{self.prefix}-{name}",
+            rule_id,
             tool=self.tool,
             segments=segments,
-            before=before,
-            after=after,
+            before=self.shown(_OLD, before),
+            after=self.shown(_NEW, after),
             detail=detail,
             subject=subject,
             key=key,
+            witness=witness,
+            unproved=witness is NOT_FOUND and bool(row.witness) and row.level == "breaking",
         )
 
+    def witness(
+        self, rule_id: str, node: tuple[list[Any], list[Any]] | None, candidates: Sequence[Any]
+    ) -> Any:
+        """The witness of a rule that carries one (``NOT_FOUND`` if none is found, or the rule has none)."""
+        kind = rule(rule_id).witness
+        if not kind or node is None:
+            return NOT_FOUND
+        key = (rule_id, _pointer(node[0]), _pointer(node[1]), repr(candidates))
+        if key not in self._found:
+            accepting = _OLD if kind == "call" else _NEW
+            self._found[key] = find(
+                self.side(accepting),
+                self.side(1 - accepting),
+                self.roots[accepting],
+                node[accepting],
+                candidates,
+            )
+        return self._found[key]
 
-def _diff_schema(out: _Builder, tool: str, area: str, old: Any, new: Any, base: list[Any]) -> None:
+    def has_witness(
+        self, rule_id: str, node: tuple[list[Any], list[Any]], candidates: Sequence[Any] = ()
+    ) -> bool:
+        return self.witness(rule_id, node, candidates) is not NOT_FOUND
+
+
+def _diff_schema(
+    ctx: _Context, old: Any, new: Any, old_at: list[Any] | None = None, new_at: list[Any] | None = None
+) -> None:
+    old_at, new_at = old_at or [], new_at or []
     if old == new:
         return
-    ctx = _Context(out, tool, area)
     if not isinstance(old, dict) or not isinstance(new, dict):
-        ctx.add("type-changed", base, old, new)
+        ctx.add("type-changed", new_at, old, new, node=(old_at, new_at))
+        return
+    if _one_sided(old, new):
+        _diff_alternatives(ctx, old, new, old_at, new_at)
         return
     located = _changed_keywords(old, new)
     for node in sorted(located, key=lambda segs: (len(segs), [str(s) for s in segs])):
-        _judge_node(ctx, [*base, *node], _at(old, node), _at(new, node), located[node])
+        _judge_node(ctx, ([*old_at, *node], [*new_at, *node]), _at(old, node), _at(new, node), located[node])
 
 
 def _at(schema: dict[str, Any], segments: Iterable[Any]) -> dict[str, Any]:
@@ -586,6 +720,28 @@ def _at(schema: dict[str, Any], segments: Iterable[Any]) -> dict[str, Any]:
 
 
 _MISSING = object()
+_ALTERNATIVES = "(alternatives)"  # the marker of a node where one side offers alternatives, the other not
+_NODE_DOCS = frozenset({"title", "description", "default", "examples", "deprecated", "nullable", "$comment"})
+
+
+def _whole(schema: Any) -> str | None:
+    """``anyOf``/``oneOf`` when that composition is the whole schema (besides documentation)."""
+    if not isinstance(schema, dict):
+        return None
+    for keyword in ("anyOf", "oneOf"):
+        if isinstance(schema.get(keyword), list) and set(schema) - {keyword} <= _NODE_DOCS:
+            return keyword
+    return None
+
+
+def _one_sided(old: Any, new: Any) -> bool:
+    """One side is a set of alternatives and the other a single schema (or other alternatives)."""
+    old_kind, new_kind = _whole(old), _whole(new)
+    if (old_kind is None) == (new_kind is None):
+        return False
+    single = old if old_kind is None else new
+    # an unconstrained schema is no alternative: gaining or losing the composition is judged whole
+    return isinstance(single, dict) and not set(single) <= _NODE_DOCS
 
 
 def _changed_keywords(
@@ -598,9 +754,13 @@ def _changed_keywords(
 
     Descends only where both sides hold a subschema whose meaning keeps the direction (a property
     both sides define, ``items``, ``additionalProperties``); a difference anywhere else, however
-    deep, is a difference of the keyword that holds it, for its judge to weigh as a whole.
+    deep, is a difference of the keyword that holds it, for its judge to weigh as a whole. A node
+    where one side is a set of alternatives and the other is not is marked for pairing them.
     """
     located = {} if located is None else located
+    if _one_sided(old, new):
+        located.setdefault(node, set()).add(_ALTERNATIVES)
+        return located
     for keyword in old.keys() | new.keys():
         before, after = old.get(keyword, _MISSING), new.get(keyword, _MISSING)
         if before == after:
@@ -629,37 +789,51 @@ def _changed_keywords(
     return located
 
 
+_Node = tuple[list[Any], list[Any]]  # a schema node's path on the old side and on the new side
+
+
 def _judge_node(
-    ctx: _Context, at: list[Any], old: dict[str, Any], new: dict[str, Any], keywords: set[str]
+    ctx: _Context, at: _Node, old: dict[str, Any], new: dict[str, Any], keywords: set[str]
 ) -> None:
     """Apply every keyword judge whose keyword differs at this node."""
+    old_at, new_at = at
+    if _ALTERNATIVES in keywords:
+        _diff_alternatives(ctx, old, new, old_at, new_at)
+        return
     if keywords & {"properties", "required"}:
         _judge_properties(ctx, at, old, new)
     if "type" in keywords:
-        _judge_type(ctx, at, old.get("type"), new.get("type"))
+        _judge_type(ctx, at, old, new)
     if "nullable" in keywords:
+        now = bool(new.get("nullable"))
         ctx.add(
-            "became-nullable" if new.get("nullable") else "became-not-nullable",
-            at,
-            bool(old.get("nullable")),
-            bool(new.get("nullable")),
+            "became-nullable" if now else "became-not-nullable",
+            new_at,
+            not now,
+            now,
+            node=at,
+            candidates=[None],
         )
     if "enum" in keywords:
         _judge_enum(ctx, at, old.get("enum"), new.get("enum"))
     if "additionalProperties" in keywords:
-        _judge_additional(ctx, at, old.get("additionalProperties"), new.get("additionalProperties"))
+        _judge_additional(ctx, at, old, new)
     for keyword in sorted(
         keywords - {"properties", "required", "type", "nullable", "enum", "additionalProperties"}
     ):
         before, after = old.get(keyword), new.get(keyword)
-        here = [*at, keyword]
+        shown = (ctx.sent(_OLD, old, keyword, before), ctx.sent(_NEW, new, keyword, after))
+        here = [*new_at, keyword]
         if keyword in _UPPER_BOUNDS or keyword in _LOWER_BOUNDS:
-            _judge_bound(ctx, at, keyword, before, after)
+            _judge_bound(ctx, at, keyword, before, after, shown)
         elif keyword in _COMPOSITIONS:
             _judge_composition(ctx, at, keyword, before, after)
-        elif keyword in ("pattern", "format", "const"):
+        elif keyword == "const":
             action = _text_change(before, after)
-            ctx.add(f"{keyword}-{action}", here, before, after, subject_at=at)
+            # the old constant is the call that fails now; the new one the result old clients reject
+            ctx.add(f"const-{action}", here, *shown, subject_at=new_at, node=at, candidates=[before, after])
+        elif keyword in ("pattern", "format"):
+            ctx.add(f"{keyword}-{_text_change(before, after)}", here, *shown, subject_at=new_at, node=at)
         elif keyword in ("description", "title"):
             ctx.out.text_changed(
                 f"{ctx.prefix}-{keyword}-changed",
@@ -668,26 +842,143 @@ def _judge_node(
                 segments=here,
                 before=before,
                 after=after,
-                subject=_subject(ctx.area, at),
+                subject=_subject(ctx.area, new_at),
             )
         elif keyword == "default":
-            ctx.add("default-changed", here, before, after, detail=_text_change(before, after), subject_at=at)
+            action = _text_change(before, after)
+            ctx.add("default-changed", here, *shown, detail=action, subject_at=new_at)
         elif keyword in _CONSTRAINTS:
             action = _text_change(before, after)
-            ctx.add(f"constraint-{action}", here, before, after, detail=f"`{keyword}`", subject_at=at)
+            ctx.add(f"constraint-{action}", here, *shown, detail=f"`{keyword}`", subject_at=new_at, node=at)
         else:
-            ctx.add("keyword-changed", here, before, after, detail=f"`{keyword}`", subject_at=at)
+            ctx.add("keyword-changed", here, *shown, detail=f"`{keyword}`", subject_at=new_at)
 
 
-def _judge_properties(ctx: _Context, at: list[Any], old: dict[str, Any], new: dict[str, Any]) -> None:
+def _diff_alternatives(
+    ctx: _Context, old: dict[str, Any], new: dict[str, Any], old_at: list[Any], new_at: list[Any]
+) -> None:
+    """One side offers alternatives (``anyOf``/``oneOf``), the other a single schema, as when a
+    generator wraps an old schema as ``anyOf: [old, {"type": "string"}]``.
+
+    The single schema is diffed against its closest alternative; every other alternative is one
+    added (a widening) or removed (a narrowing). Documentation on the composition counts as the
+    paired alternative's own.
+    """
+    many_side = _NEW if _whole(new) else _OLD
+    many, single = (new, old) if many_side == _NEW else (old, new)
+    keyword = _whole(many)
+    assert keyword is not None
+    docs = {key: value for key, value in many.items() if key != keyword}
+    branches = many[keyword]
+    removed_rule = _COMPOSITIONS[keyword][1]
+    many_at = new_at if many_side == _NEW else old_at
+    if many_side == _NEW and single not in branches and any(_subsumes(b, single) for b in branches):
+        # An alternative that accepts every value of the old schema (an open object for an object):
+        # nothing the old schema accepted is lost, and each alternative is one the new schema adds.
+        for index, branch in enumerate(branches):
+            here = [*new_at, keyword, index]
+            _branch_added(ctx, keyword, here, branch, new_at, (old_at, here))
+        return
+    index = _closest(single, branches)
+    paired = {**docs, **branches[index]} if isinstance(branches[index], dict) else branches[index]
+    if many_side == _NEW:
+        _diff_schema(ctx, single, paired, old_at, [*new_at, keyword, index])
+    else:
+        _diff_schema(ctx, paired, single, [*old_at, keyword, index], new_at)
+    for other, branch in enumerate(branches):
+        if other == index:
+            continue
+        here = [*many_at, keyword, other]
+        if many_side == _NEW:
+            _branch_added(ctx, keyword, here, branch, new_at, (old_at, here))
+        else:
+            ctx.add(
+                removed_rule,
+                [*new_at, keyword, other],
+                branch,
+                None,
+                subject_at=new_at,
+                key=canonical_json(branch),
+                node=(here, new_at),
+            )
+
+
+def _branch_added(
+    ctx: _Context, keyword: str, here: list[Any], branch: Any, subject_at: list[Any], node: _Node
+) -> None:
+    """A new alternative: a widening, except a oneOf alternative that overlaps what callers sent.
+
+    oneOf wants exactly one match, so an input value that matched an old alternative and matches
+    the new one too is rejected now: the old node's samples laid over the new branch's find it.
+    """
+    added_rule = _COMPOSITIONS[keyword][0]
+    key = canonical_json(branch)
+    if keyword == "oneOf" and ctx.prefix == "input":
+        olds = samples(_at(ctx.roots[_OLD], node[0]))
+        news = samples(branch)
+        both = [
+            {**old, **new} for old in olds for new in news if isinstance(old, dict) and isinstance(new, dict)
+        ]
+        if both and ctx.has_witness("input-one-of-branch-overlaps", node, both):
+            ctx.add(
+                "one-of-branch-overlaps",
+                here,
+                None,
+                branch,
+                subject_at=subject_at,
+                key=key,
+                node=node,
+                candidates=both,
+            )
+            return
+    ctx.add(added_rule, here, None, branch, subject_at=subject_at, key=key, node=node)
+
+
+def _subsumes(wide: Any, narrow: dict[str, Any]) -> bool:
+    """``wide`` accepts every value ``narrow`` does, seen from its keywords alone: it constrains
+    nothing but the type, and its types cover ``narrow``'s."""
+    if not isinstance(wide, dict) or not set(wide) - {"type"} <= _NODE_DOCS:
+        return False
+    wide_types, narrow_types = _type_set(wide.get("type")), _type_set(narrow.get("type"))
+    if wide_types is None:
+        return True
+    if narrow_types is None:
+        return False
+    return _covers(wide_types | ({"null"} if wide.get("nullable") else set()), narrow_types) and (
+        not narrow.get("nullable") or bool(wide.get("nullable"))
+    )
+
+
+def _closest(schema: dict[str, Any], branches: list[Any]) -> int:
+    """The index of the alternative ``schema`` most likely became (or came from)."""
+    for index, branch in enumerate(branches):
+        if branch == schema:
+            return index
+    kinds = _type_set(schema.get("type"))
+    for index, branch in enumerate(branches):
+        if isinstance(branch, dict) and _type_set(branch.get("type")) == kinds:
+            return index
+    for index, branch in enumerate(branches):
+        if isinstance(branch, dict) and kinds and (_type_set(branch.get("type")) or set()) & kinds:
+            return index
+    return 0
+
+
+def _judge_properties(ctx: _Context, at: _Node, old: dict[str, Any], new: dict[str, Any]) -> None:
+    new_at = at[1]
     old_props, new_props = old.get("properties") or {}, new.get("properties") or {}
     old_required, new_required = set(old.get("required") or ()), set(new.get("required") or ())
     closed = old.get("additionalProperties") is False
     for name in sorted(old_props.keys() - new_props.keys()):
-        here = [*at, "properties", name]
+        here = [*new_at, "properties", name]
         if ctx.area == "inputSchema":
+            # Closed before: calls sending it break unless the new object still takes it (open now).
+            breaks = closed and ctx.has_witness("input-property-removed-from-closed-object", at)
             ctx.add(
-                "property-removed-from-closed-object" if closed else "property-removed", here, old_props[name]
+                "property-removed-from-closed-object" if breaks else "property-removed",
+                here,
+                old_props[name],
+                node=at,
             )
         else:
             required = name in old_required
@@ -695,20 +986,22 @@ def _judge_properties(ctx: _Context, at: list[Any], old: dict[str, Any], new: di
                 "required-property-removed" if required else "optional-property-removed",
                 here,
                 old_props[name],
+                node=at,
             )
     for name in sorted(new_props.keys() - old_props.keys()):
-        here = [*at, "properties", name]
+        here = [*new_at, "properties", name]
         kind = "required" if name in new_required else "optional"
-        ctx.add(f"{kind}-property-added", here, None, new_props[name])
+        ctx.add(f"{kind}-property-added", here, None, new_props[name], node=at)
     moved = old_props.keys() ^ new_props.keys()
     for name in sorted((old_required ^ new_required) - moved, key=str):
-        here = [*at, "properties", name]
+        here = [*new_at, "properties", name]
         now_required = name in new_required
         ctx.add(
             "property-became-required" if now_required else "property-became-optional",
             here,
             not now_required,
             now_required,
+            node=at,
         )
 
 
@@ -724,85 +1017,135 @@ def _covers(wide: set[str], narrow: set[str]) -> bool:
     return all(t in wide or (t == "integer" and "number" in wide) for t in narrow)
 
 
-def _judge_type(ctx: _Context, at: list[Any], before: Any, after: Any) -> None:
+def _judge_type(ctx: _Context, at: _Node, old: dict[str, Any], new: dict[str, Any]) -> None:
+    before, after = old.get("type"), new.get("type")
     old_types, new_types = _type_set(before), _type_set(after)
-    here = [*at, "type"]
+    here = [*at[1], "type"]
     old_all = old_types if old_types is not None else set(_JSON_TYPES)
     new_all = new_types if new_types is not None else set(_JSON_TYPES)
     wider, narrower = _covers(new_all, old_all), _covers(old_all, new_all)
-    shown_before = before if before is not None else "any"
-    shown_after = after if after is not None else "any"
+    shown_before = ctx.sent(_OLD, old, "type", before) if before is not None else "any"
+    shown_after = ctx.sent(_NEW, new, "type", after) if after is not None else "any"
     if wider and narrower:
         return  # the same set of values, spelled differently
-    if wider:
-        ctx.add("type-widened", here, shown_before, shown_after, subject_at=at)
-    elif narrower:
-        ctx.add("type-narrowed", here, shown_before, shown_after, subject_at=at)
-    else:
-        ctx.add("type-changed", here, shown_before, shown_after, subject_at=at)
+    name = "type-widened" if wider else "type-narrowed" if narrower else "type-changed"
+    ctx.add(name, here, shown_before, shown_after, subject_at=at[1], node=at)
 
 
-def _judge_enum(ctx: _Context, at: list[Any], before: Any, after: Any) -> None:
-    here = [*at, "enum"]
+def _judge_enum(ctx: _Context, at: _Node, before: Any, after: Any) -> None:
+    new_at = at[1]
+    here = [*new_at, "enum"]
     if before is None:
-        ctx.add("became-enum", here, None, after, subject_at=at)
+        ctx.add("became-enum", here, None, after, subject_at=new_at, node=at)
         return
     if after is None:
-        ctx.add("enum-removed", here, before, None, subject_at=at)
+        ctx.add("enum-removed", here, before, None, subject_at=new_at, node=at)
         return
     old_values = {canonical_json(v): v for v in before}
     new_values = {canonical_json(v): v for v in after}
     for key in sorted(new_values.keys() - old_values.keys()):
-        ctx.add("enum-value-added", here, None, new_values[key], subject_at=at, key=key)
+        value = new_values[key]
+        ctx.add(
+            "enum-value-added", here, None, value, subject_at=new_at, key=key, node=at, candidates=[value]
+        )
     for key in sorted(old_values.keys() - new_values.keys()):
-        ctx.add("enum-value-removed", here, old_values[key], None, subject_at=at, key=key)
+        value = old_values[key]
+        ctx.add(
+            "enum-value-removed", here, value, None, subject_at=new_at, key=key, node=at, candidates=[value]
+        )
 
 
-def _judge_bound(ctx: _Context, at: list[Any], keyword: str, before: Any, after: Any) -> None:
-    here = [*at, keyword]
-    detail = f"`{keyword}`"
+# Lower bounds of a count, whose absence means 0 (a string's length, an array's items…).
+_COUNT_MINIMUMS = frozenset({"minLength", "minItems", "minProperties", "minContains"})
+
+
+def _judge_bound(
+    ctx: _Context, at: _Node, keyword: str, before: Any, after: Any, shown: tuple[Any, Any]
+) -> None:
+    here = [*at[1], keyword]
     numeric = all(
         isinstance(v, int | float) and not isinstance(v, bool) for v in (before, after) if v is not None
     )
     if not numeric:
-        ctx.add(
-            f"constraint-{_text_change(before, after)}", here, before, after, detail=detail, subject_at=at
-        )
-    elif before is None:
-        ctx.add("bound-added", here, None, after, detail=detail, subject_at=at)
-    elif after is None:
-        ctx.add("bound-removed", here, before, None, detail=detail, subject_at=at)
+        action = _text_change(before, after)
+        ctx.add(f"constraint-{action}", here, *shown, detail=f"`{keyword}`", subject_at=at[1], node=at)
+        return
+    upper = keyword in _UPPER_BOUNDS
+    low_before = 0 if before is None and keyword in _COUNT_MINIMUMS else before
+    low_after = 0 if after is None and keyword in _COUNT_MINIMUMS else after
+    if low_before is None:
+        stricter = True
+    elif low_after is None:
+        stricter = False
     else:
-        tighter = after < before if keyword in _UPPER_BOUNDS else after > before
+        stricter = low_after < low_before if upper else low_after > low_before
+    # What a reader of the input (or of the output) loses is judged by a witness: a bound that
+    # rejects a value the other side allowed is a tightening wherever it came from.
+    breaks = stricter if ctx.prefix == "input" else not stricter
+    if before is None:
+        what = f"`{keyword}` set to {_short(after)}" + (
+            " (absent means 0)" if keyword in _COUNT_MINIMUMS else ""
+        )
+    elif after is None:
+        what = f"`{keyword}` removed (was {_short(before)})"
+    else:
+        what = (
+            f"`{keyword}` {'tightened' if stricter else 'relaxed'} from {_short(before)} to {_short(after)}"
+        )
+    if breaks:
+        name = (
+            "bound-tightened"
+            if ctx.prefix == "input"
+            else ("bound-removed" if after is None else "bound-relaxed")
+        )
+        node = at[0] if ctx.prefix == "input" else at[1]
+        schema = _at(ctx.roots[_OLD if ctx.prefix == "input" else _NEW], node)
+        # the values around either bound, of the reading side's kind, hold the witness if there is one
+        candidates = [*edges(schema, keyword, before), *edges(schema, keyword, after)]
+        if ctx.has_witness(f"{ctx.prefix}-{name}", at, candidates):
+            ctx.add(name, here, *shown, detail=what, subject_at=at[1], node=at, candidates=candidates)
+            return
+        # no value one side allows falls outside the bound: another constraint already kept it in
+        ctx.add("bound-restated", here, *shown, detail=what, subject_at=at[1])
+        return
+    if stricter:
+        name = "bound-added" if before is None else "bound-tightened"
+    else:
+        name = "bound-removed" if after is None else "bound-relaxed"
+    ctx.add(name, here, *shown, detail=what, subject_at=at[1], node=at)
+
+
+def _judge_additional(ctx: _Context, at: _Node, old: dict[str, Any], new: dict[str, Any]) -> None:
+    # Normalisation drops `additionalProperties: true` and `{}`, so None here means "open".
+    before, after = old.get("additionalProperties"), new.get("additionalProperties")
+    old_at, new_at = at
+    here = [*new_at, "additionalProperties"]
+    shown = (
+        ctx.sent(_OLD, old, "additionalProperties", True if before is None else before),
+        ctx.sent(_NEW, new, "additionalProperties", True if after is None else after),
+    )
+    if after is False:
+        ctx.add("additional-properties-closed", here, *shown, subject_at=new_at, node=at)
+    elif before is False:
+        ctx.add("additional-properties-opened", here, *shown, subject_at=new_at, node=at)
+    else:  # a schema for undeclared properties where there was none (or the reverse): judged as one
+        _diff_schema(ctx, before or {}, after or {}, [*old_at, "additionalProperties"], here)
+
+
+def _judge_composition(ctx: _Context, at: _Node, keyword: str, before: Any, after: Any) -> None:
+    old_at, new_at = at
+    removed_rule = _COMPOSITIONS[keyword][1]
+    if not (isinstance(before, list) and isinstance(after, list)):  # the keyword itself came or went
+        action = "removed" if isinstance(before, list) else "added"
         ctx.add(
-            "bound-tightened" if tighter else "bound-relaxed",
-            here,
+            f"composition-{action}",
+            [*new_at, keyword],
             before,
             after,
-            detail=detail,
-            subject_at=at,
+            detail=f"`{keyword}`",
+            subject_at=new_at,
+            node=at,
         )
-
-
-def _judge_additional(ctx: _Context, at: list[Any], before: Any, after: Any) -> None:
-    # Normalisation drops `additionalProperties: true`, so None here means "open".
-    here = [*at, "additionalProperties"]
-    if before is None and after is False:
-        ctx.add("additional-properties-closed", here, True, False, subject_at=at)
-    elif before is False and after is None:
-        ctx.add("additional-properties-opened", here, False, True, subject_at=at)
-    else:
-        shown = (True if before is None else before, True if after is None else after)
-        ctx.add("additional-properties-changed", here, *shown, subject_at=at)
-
-
-def _judge_composition(ctx: _Context, at: list[Any], keyword: str, before: Any, after: Any) -> None:
-    added_rule, removed_rule = _COMPOSITIONS[keyword]
-    if not isinstance(before, list):
-        ctx.add("composition-added", [*at, keyword], None, after, detail=f"`{keyword}`", subject_at=at)
-        return
-    if not isinstance(after, list):
-        ctx.add("composition-removed", [*at, keyword], before, None, detail=f"`{keyword}`", subject_at=at)
         return
     # Branches are a multiset: identical ones match; a changed branch pairs with the added branch
     # of the same type (or the only one left) and is diffed in place.
@@ -824,25 +1167,28 @@ def _judge_composition(ctx: _Context, at: list[Any], keyword: str, before: Any, 
             unmatched_new.remove(same[0])
     for old_index, new_index in pairs:
         _diff_schema(
-            ctx.out, ctx.tool, ctx.area, before[old_index], after[new_index], [*at, keyword, new_index]
+            ctx,
+            before[old_index],
+            after[new_index],
+            [*old_at, keyword, old_index],
+            [*new_at, keyword, new_index],
         )
     for index in unmatched_new:
-        ctx.add(
-            added_rule,
-            [*at, keyword, index],
-            None,
-            after[index],
-            subject_at=at,
-            key=canonical_json(after[index]),
-        )
+        here = [*new_at, keyword, index]
+        # an allOf member narrows the whole node; an alternative widens from its own branch
+        node = at if keyword == "allOf" else (old_at, here)
+        _branch_added(ctx, keyword, here, after[index], new_at, node)
     for index in unmatched_old:
+        there = [*old_at, keyword, index]
+        node = at if keyword == "allOf" else (there, new_at)
         ctx.add(
             removed_rule,
-            [*at, keyword, index],
+            [*new_at, keyword, index],
             before[index],
             None,
-            subject_at=at,
+            subject_at=new_at,
             key=canonical_json(before[index]),
+            node=node,
         )
 
 

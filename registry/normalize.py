@@ -8,6 +8,7 @@ is pure and returns new data; the inputs are never modified.
 
 from __future__ import annotations
 
+import math
 from json.encoder import encode_basestring
 from typing import Any
 
@@ -62,7 +63,27 @@ _NUMBER_FREE = frozenset({str, int, bool, type(None)})
 # Keywords _tidy rewrites; a node with none of them (and a single type) is already tidy.
 _TIDIED = frozenset(
     {"nullable", "anyOf", "oneOf", "allOf", "required", "enum"}
-    | {"additionalProperties", "uniqueItems", "items", "properties", "deprecated"}
+    | {"additionalProperties", "uniqueItems", "items", "properties", "deprecated", "propertyNames"}
+    | {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"}
+    | {"minLength", "minItems", "minProperties", "minContains"}
+)
+# Bounds generators stamp on every integer, which bound nothing a caller sends: zod 4 writes
+# JavaScript's safe-integer range (±(2**53 - 1)) as minimum and maximum of every `z.number().int()`.
+_SAFE_INTEGER = 2**53 - 1
+# Keywords whose value equals their absence: `additionalProperties: {}` accepts anything, as true
+# does; a count bound of 0 bounds nothing; JSON object keys are always strings.
+_NEUTRAL = (
+    ("additionalProperties", True),
+    ("additionalProperties", {}),
+    ("uniqueItems", False),
+    ("items", {}),
+    ("properties", {}),
+    ("deprecated", False),
+    ("propertyNames", {}),
+    ("propertyNames", {"type": "string"}),
+    ("minLength", 0),
+    ("minItems", 0),
+    ("minProperties", 0),
 )
 
 
@@ -97,15 +118,19 @@ def schema_dialect(schema: Any) -> str | None:
     return schema.get("$schema") if isinstance(schema, dict) else None
 
 
-def normalize_schema(schema: Any, *, root_titles: tuple[str, ...] = ()) -> Any:
+def normalize_schema(
+    schema: Any, *, root_titles: tuple[str, ...] = (), origins: dict[int, tuple[Any, Any]] | None = None
+) -> Any:
     """The normalised form of a JSON Schema: refs inlined, nullable unified, sets sorted, noise removed.
 
     ``root_titles`` are titles that carry no information at the root (Pydantic's
-    ``"<tool>Arguments"``); they are dropped.
+    ``"<tool>Arguments"``); they are dropped. ``origins``, when given, is filled with the node of
+    ``schema`` each normalised subschema came from (by ``id``), so a report can show a subschema as
+    the server sent it: normalisation decides equality, never what is shown.
     """
     if not isinstance(schema, dict):
         return normalize_numbers(schema)
-    result = _Resolver(schema).node(schema, stack=())
+    result = _Resolver(schema, origins).node(schema, stack=())
     if isinstance(result, dict) and result.get("title") in root_titles:
         result.pop("title")
     return result
@@ -118,10 +143,19 @@ class _Resolver:
     result shares nothing with the document.
     """
 
-    def __init__(self, document: dict[str, Any]) -> None:
+    def __init__(self, document: dict[str, Any], origins: dict[int, tuple[Any, Any]] | None = None) -> None:
         self.document = document
+        self.origins = origins
 
     def node(self, schema: Any, stack: tuple[str, ...]) -> Any:
+        result = self._node(schema, stack)
+        if self.origins is not None and isinstance(result, dict):
+            # setdefault: a `$ref` node shows as the definition it names, recorded by the inner call
+            # The entry holds the normalised node too, so its id is never reused while the map lives.
+            self.origins.setdefault(id(result), (result, schema))
+        return result
+
+    def _node(self, schema: Any, stack: tuple[str, ...]) -> Any:
         if schema is True:
             return {}
         if schema is False:
@@ -234,6 +268,11 @@ def _tidy(out: dict[str, Any]) -> dict[str, Any]:
             if rest:
                 nullable = True
                 out[keyword] = rest
+    # anyOf (and allOf) repeat a branch without effect; oneOf's repeats reject what both match.
+    for keyword in ("anyOf", "allOf"):
+        branches = out.get(keyword)
+        if isinstance(branches, list) and len(branches) > 1:
+            out[keyword] = list({canonical_json(branch): branch for branch in branches}.values())
     # A single-member allOf/anyOf/oneOf is the member itself (Pydantic wraps `$ref`s this way).
     for keyword in _COMPOSITIONS:
         branches = out.get(keyword)
@@ -255,18 +294,52 @@ def _tidy(out: dict[str, Any]) -> dict[str, Any]:
     if isinstance(out.get("enum"), list):
         values = {_canonical(value): value for value in out["enum"]}
         out["enum"] = [values[key] for key in sorted(values)]
-    for keyword, default in (
-        ("additionalProperties", True),
-        ("uniqueItems", False),
-        ("items", {}),
-        ("properties", {}),
-        ("deprecated", False),
-    ):
+    for keyword, default in _NEUTRAL:
         if keyword in out and out[keyword] == default:
             del out[keyword]
+    if out.get("type") == "integer":
+        _integer_bounds(out)
+    if out.get("type") in ("integer", "number"):
+        if _is_number(out.get("minimum")) and out["minimum"] <= -_SAFE_INTEGER:
+            del out["minimum"]
+        if _is_number(out.get("maximum")) and out["maximum"] >= _SAFE_INTEGER:
+            del out["maximum"]
     if nullable:
         out["nullable"] = True
     return out
+
+
+def _integer_bounds(out: dict[str, Any]) -> None:
+    """One spelling of an integer's range: inclusive bounds, without the safe-integer stamps.
+
+    ``exclusiveMinimum: 0`` and ``minimum: 1`` admit the same integers, so the exclusive form becomes
+    the inclusive one (the stricter of the two when both are given).
+    """
+    low, high = out.pop("exclusiveMinimum", None), out.pop("exclusiveMaximum", None)
+    if _is_number(low):
+        bound = math.floor(low) + 1
+        out["minimum"] = bound if not _is_number(out.get("minimum")) else max(bound, out["minimum"])
+    elif low is not None:
+        out["exclusiveMinimum"] = low
+    if _is_number(high):
+        bound = math.ceil(high) - 1
+        out["maximum"] = bound if not _is_number(out.get("maximum")) else min(bound, out["maximum"])
+    elif high is not None:
+        out["exclusiveMaximum"] = high
+    if _is_number(out.get("minimum")):
+        out["minimum"] = math.ceil(out["minimum"])
+    if _is_number(out.get("maximum")):
+        out["maximum"] = math.floor(out["maximum"])
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def origin(origins: dict[int, tuple[Any, Any]], node: Any) -> Any:
+    """``node`` as the server sent it, when ``node`` is a normalised subschema in ``origins``."""
+    entry = origins.get(id(node))
+    return entry[1] if entry is not None and entry[0] is node else node
 
 
 def normalize_annotations(annotations: Any) -> dict[str, Any]:
@@ -277,21 +350,41 @@ def normalize_annotations(annotations: Any) -> dict[str, Any]:
     return result
 
 
+def _arguments(schema: Any) -> Any:
+    """An input schema root that names no type: tool arguments are always an object, so it is one."""
+    if isinstance(schema, dict) and "type" not in schema and _COMPOSITION_FREE.isdisjoint(schema):
+        schema["type"] = "object"  # in place: the node is new, and keeps its origin
+    return schema
+
+
+_COMPOSITION_FREE = frozenset({"anyOf", "oneOf", "allOf", "not", "$ref", "if", "const", "enum"})
+
+
 def normalize_tool(tool: dict[str, Any]) -> dict[str, Any]:
     """One tool in normalised form: the contract fields, the dialects, and the other fields apart."""
     name = tool.get("name", "")
     output = tool.get("outputSchema")
+    origins: dict[int, tuple[Any, Any]] = {}
     return {
         "name": name,
         "title": tool.get("title") or None,
         # MCPServer sends "" for a function without a docstring; other SDKs omit the field.
         "description": tool.get("description") or None,
-        "inputSchema": normalize_schema(
-            tool.get("inputSchema") or {"type": "object"}, root_titles=(f"{name}Arguments",)
+        "inputSchema": _arguments(
+            normalize_schema(
+                tool.get("inputSchema") or {"type": "object"},
+                root_titles=(f"{name}Arguments",),
+                origins=origins,
+            )
         ),
         "outputSchema": (
-            normalize_schema(output, root_titles=(f"{name}Output",)) if isinstance(output, dict) else None
+            normalize_schema(output, root_titles=(f"{name}Output",), origins=origins)
+            if isinstance(output, dict)
+            else None
         ),
+        # id of each normalised subschema → the subschema as the server sent it (see normalize_schema)
+        "origins": origins,
+        "sent": {"inputSchema": tool.get("inputSchema"), "outputSchema": output},
         "annotations": normalize_annotations(tool.get("annotations")),
         "dialects": {
             "inputSchema": schema_dialect(tool.get("inputSchema")),

@@ -46,6 +46,7 @@ def _poisoning_why(trips: str, plain: str) -> str:
 
 
 _CHANGED_TEXT_TRIPS = "The changed text now trips a security lint the old text did not"
+_TEXT_ONLY = "Only a text the model reads changed: every value validates as before."
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,12 @@ class Rule:
     # absent); for the server area a pair of partial snapshots; for the version area a pair of versions;
     # for the quality area a pair of tools, or of tool lists.
     example: tuple[Any, Any]
+    # What proves a change of this rule breaks a client, reported with it: "call" (arguments the old
+    # input schema accepted and the new one rejects) or "result" (a result the new output schema
+    # allows and the old one rejected); "" for a rule that claims no such break.
+    witness: Literal["call", "result", ""] = ""
+    # For a breaking rule without a witness: why none can exist.
+    no_witness: str = ""
 
 
 def _obj(properties: dict[str, Any], required: tuple[str, ...] = (), **extra: Any) -> dict[str, Any]:
@@ -72,6 +79,7 @@ def _obj(properties: dict[str, Any], required: tuple[str, ...] = (), **extra: An
 
 
 _S = {"type": "string"}
+_DRAFT_07 = "http://json-schema.org/draft-07/schema#"
 _I = {"type": "integer"}
 
 
@@ -90,16 +98,33 @@ def _twin(
     input_message: str,
     output_message: str,
     example: tuple[Any, Any],
+    no_witness: str = "",
 ) -> list[Rule]:
-    """The input-schema and output-schema rules for one kind of schema change."""
+    """The input-schema and output-schema rules for one kind of schema change.
+
+    A breaking input rule is proved by a call, a breaking output rule by a result, unless
+    ``no_witness`` says why the change cannot have one.
+    """
+    call = "call" if input_level == "breaking" and not no_witness else ""
+    result = "result" if output_level == "breaking" and not no_witness else ""
+    sides = (
+        ("input", input_level, "inputSchema", "request", input_why, input_message, call),
+        ("output", output_level, "outputSchema", "response", output_why, output_message, result),
+    )
     return [
-        Rule(f"input-{name}", input_level, "inputSchema", "request", input_why, input_message, example),
-        Rule(f"output-{name}", output_level, "outputSchema", "response", output_why, output_message, example),
+        Rule(f"{side}-{name}", level, area, direction, why, message, example, witness, no_witness)  # type: ignore[arg-type]
+        for side, level, area, direction, why, message, witness in sides
     ]
 
 
 def _same_twin(
-    name: str, input_level: Level, output_level: Level, why: str, message: str, example: tuple[Any, Any]
+    name: str,
+    input_level: Level,
+    output_level: Level,
+    why: str,
+    message: str,
+    example: tuple[Any, Any],
+    no_witness: str = "",
 ) -> list[Rule]:
     return _twin(
         name,
@@ -110,6 +135,7 @@ def _same_twin(
         input_message=message,
         output_message=message,
         example=example,
+        no_witness=no_witness,
     )
 
 
@@ -297,6 +323,24 @@ RULES: tuple[Rule, ...] = tuple(
             "The output schema is gone: clients reading structuredContent lose their contract.",
             "{tool}: output schema removed; clients relying on structuredContent lose their contract.",
             (_obj({"count": _I}, ("count",)), None),
+            no_witness="No schema is left to allow or reject a result: what breaks is the contract itself.",
+        ),
+        Rule(
+            "input-schema-declared",
+            "warning",
+            "inputSchema",
+            "request",
+            "The old input schema declared nothing (it was missing, empty or not a valid schema, so any "
+            "arguments passed) and the new one declares the arguments: one change names the properties "
+            "calls must now send, in place of one per keyword. Raise it with --severity where callers "
+            "relied on the old openness.",
+            "{tool}: the input schema is declared now (any arguments passed before); calls must send "
+            "{detail}.",
+            (
+                {"$schema": _DRAFT_07},
+                {"$schema": _DRAFT_07, **_obj({"q": _S}, ("q",), additionalProperties=False)},
+            ),
+            "call",
         ),
         # ── annotations (absent hints count as MCP's defaults) ────────────────────────────────────
         Rule(
@@ -377,9 +421,9 @@ RULES: tuple[Rule, ...] = tuple(
             "info",
             "annotations",
             "none",
-            "Another annotation (its title, or a vendor hint) changed.",
+            "Another annotation (a vendor hint) changed; a title is judged as the tool's own title is.",
             "{tool}: annotation {detail} changed: {before} → {after}.",
-            ({}, {"title": "Search"}),
+            ({}, {"com.example/reviewed": True}),
         ),
         # ── inside input and output schemas ───────────────────────────────────────────────────────
         *_twin(
@@ -425,6 +469,7 @@ RULES: tuple[Rule, ...] = tuple(
                 _obj({"q": _S, "p": _S}, additionalProperties=False),
                 _obj({"q": _S}, additionalProperties=False),
             ),
+            "call",
         ),
         Rule(
             "output-required-property-removed",
@@ -434,6 +479,7 @@ RULES: tuple[Rule, ...] = tuple(
             "A property results always carried is gone: clients that read it break.",
             "{tool}: results no longer include {subject}, which was required.",
             (_obj({"q": _S, "p": _S}, ("p",)), _obj({"q": _S})),
+            "result",
         ),
         Rule(
             "output-optional-property-removed",
@@ -557,11 +603,11 @@ RULES: tuple[Rule, ...] = tuple(
             "bound-tightened",
             "breaking",
             "info",
-            input_why="An existing bound got stricter (max* down, min* up): some values that passed fail.",
+            input_why="A bound got stricter, or one was set where none was (an absent min* count means 0, "
+            "an absent max* no limit), so that a value that passed now fails: the witness is one.",
             output_why="Results stay within a stricter bound.",
-            input_message="{tool}: {subject} {detail} tightened from {before} to {after}; some "
-            "values that passed are now rejected.",
-            output_message="{tool}: {subject} {detail} tightened from {before} to {after}.",
+            input_message="{tool}: {subject} {detail}; some values that passed are now rejected.",
+            output_message="{tool}: {subject} {detail}.",
             example=(_prop({"type": "integer", "maximum": 100}), _prop({"type": "integer", "maximum": 50})),
         ),
         *_twin(
@@ -570,20 +616,51 @@ RULES: tuple[Rule, ...] = tuple(
             "breaking",
             input_why="An existing bound got looser: everything that passed still passes.",
             output_why="Results may now exceed a bound old clients rely on.",
-            input_message="{tool}: {subject} {detail} relaxed from {before} to {after}.",
-            output_message="{tool}: {subject} {detail} relaxed from {before} to {after}; results may exceed "
-            "what old clients expect.",
+            input_message="{tool}: {subject} {detail}.",
+            output_message="{tool}: {subject} {detail}; results may exceed what old clients expect.",
             example=(_prop({"type": "string", "maxLength": 10}), _prop({"type": "string", "maxLength": 20})),
         ),
-        *_twin(
-            "bound-added",
-            "warning",
+        Rule(
+            "output-bound-added",
             "info",
-            input_why="A bound where none existed: values callers sent may now fall outside it.",
-            output_why="Results now stay within a declared bound.",
-            input_message="{tool}: {subject} now has {detail} {after}; check that callers stay within it.",
-            output_message="{tool}: {subject} now has {detail} {after}.",
-            example=(_prop(_I), _prop({"type": "integer", "minimum": 1})),
+            "outputSchema",
+            "response",
+            "Results now stay within a declared bound.",
+            "{tool}: {subject} {detail}.",
+            (_prop(_I), _prop({"type": "integer", "minimum": 1})),
+        ),
+        *(
+            Rule(
+                f"{side}-bound-restated",
+                "info",
+                area,
+                direction,
+                "A bound moved (or was set or dropped), but no value on the reading side falls between the "
+                "old and the new bound (another keyword, such as an enum, already kept values within "
+                "it): nothing breaks.",
+                "{tool}: {subject} {detail}, which no allowed value crosses.",
+                example,
+            )
+            for side, area, direction, example in (
+                (
+                    "input",
+                    "inputSchema",
+                    "request",
+                    (
+                        _prop({"type": "string", "enum": ["ab", "cd"]}),
+                        _prop({"type": "string", "enum": ["ab", "cd"], "maxLength": 5}),
+                    ),
+                ),
+                (
+                    "output",
+                    "outputSchema",
+                    "response",
+                    (
+                        _prop({"type": "string", "enum": ["ab", "cd"], "maxLength": 5}),
+                        _prop({"type": "string", "enum": ["ab", "cd"]}),
+                    ),
+                ),
+            )
         ),
         *_twin(
             "bound-removed",
@@ -591,8 +668,8 @@ RULES: tuple[Rule, ...] = tuple(
             "breaking",
             input_why="A bound is gone: everything that passed still passes.",
             output_why="Results are no longer bounded where old clients relied on it.",
-            input_message="{tool}: {subject} no longer has {detail} (was {before}).",
-            output_message="{tool}: {subject} no longer has {detail} (was {before}); results may exceed it.",
+            input_message="{tool}: {subject} {detail}.",
+            output_message="{tool}: {subject} {detail}; results may exceed it.",
             example=(_prop({"type": "array", "maxItems": 5}), _prop({"type": "array"})),
         ),
         *_twin(
@@ -617,6 +694,8 @@ RULES: tuple[Rule, ...] = tuple(
                 _prop({"type": "string", "pattern": "^[a-z]+$"}),
                 _prop({"type": "string", "pattern": "^[a-z0-9]+$"}),
             ),
+            no_witness="Whether one regular expression accepts a string another rejects is not decided "
+            "here for every pair of patterns, so a person compares them.",
         ),
         *_same_twin(
             "pattern-removed",
@@ -744,14 +823,6 @@ RULES: tuple[Rule, ...] = tuple(
             output_message="{tool}: {subject} may now carry undeclared properties.",
             example=(_obj({"q": _S}, additionalProperties=False), _obj({"q": _S})),
         ),
-        *_same_twin(
-            "additional-properties-changed",
-            "warning",
-            "warning",
-            "additionalProperties changed between a schema and true/false.",
-            "{tool}: {subject} additionalProperties changed from {before} to {after}.",
-            (_obj({"q": _S}), _obj({"q": _S}, additionalProperties=_S)),
-        ),
         *_twin(
             "any-of-branch-added",
             "info",
@@ -781,6 +852,21 @@ RULES: tuple[Rule, ...] = tuple(
             input_message="{tool}: {subject} accepts a new oneOf alternative {after}.",
             output_message="{tool}: {subject} may now be the new oneOf alternative {after}.",
             example=(_prop({"oneOf": [_S, _I]}), _prop({"oneOf": [_S, _I, {"type": "boolean"}]})),
+        ),
+        Rule(
+            "input-one-of-branch-overlaps",
+            "breaking",
+            "inputSchema",
+            "request",
+            "A new oneOf alternative also matches values an old alternative took: oneOf wants exactly one "
+            "match, so those calls are rejected now.",
+            "{tool}: {subject} has a new oneOf alternative {after} that overlaps an old one; values "
+            "matching both are now rejected.",
+            (
+                _prop({"oneOf": [_obj({"a": _S}, ("a",))]}),
+                _prop({"oneOf": [_obj({"a": _S}, ("a",)), _obj({"b": _S}, ("b",))]}),
+            ),
+            "call",
         ),
         *_twin(
             "one-of-branch-removed",
@@ -857,6 +943,7 @@ RULES: tuple[Rule, ...] = tuple(
                 _prop({"type": "string", "description": "Text"}),
                 _prop({"type": "string", "description": "Text to search for\u200b"}),
             ),
+            no_witness=_TEXT_ONLY,
         ),
         *_same_twin(
             "title-changed",
@@ -873,6 +960,7 @@ RULES: tuple[Rule, ...] = tuple(
             _poisoning_why(_CHANGED_TEXT_TRIPS, "the plain title change"),
             "{tool}: {subject} title {detail}: {before} → {after}.",
             (_prop(_S), _prop({"type": "string", "title": "Search text (system prompt)"})),
+            no_witness=_TEXT_ONLY,
         ),
         *_same_twin(
             "keyword-changed",
@@ -1061,4 +1149,24 @@ def rules_markdown() -> str:
     def compact(value: Any) -> str:
         return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
-    return render("rules.md.j2", rules=RULES, areas=AREAS, area_labels=AREA_LABELS, compact=compact)
+    return render(
+        "rules.md.j2",
+        rules=RULES,
+        areas=AREAS,
+        area_labels=AREA_LABELS,
+        compact=compact,
+        witnesses=example_witnesses(),
+    )
+
+
+def example_witnesses() -> dict[str, Any]:
+    """The witness the diff finds for each witnessed rule's example, by rule id (the docs show them)."""
+    from registry.diff import diff_snapshots
+
+    found: dict[str, Any] = {}
+    for row in RULES:
+        if row.witness:
+            for change in diff_snapshots(*example_snapshots(row)):
+                if change["rule"] == row.id and change["witness"] is not None:
+                    found[row.id] = change["witness"]
+    return found

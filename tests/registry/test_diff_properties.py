@@ -117,6 +117,8 @@ def _widen(schema: dict[str, Any], path: tuple, how: str) -> dict[str, Any] | No
         parent = parent[part]
     name = path[-1]
     prop = parent["properties"][name]
+    if how.startswith("relax-") and ("enum" in prop or "const" in prop):
+        return None  # the listed values already sit within the bound: moving it widens nothing
     if how == "drop-required":
         if name not in parent.get("required", []):
             return None
@@ -141,6 +143,8 @@ def _widen(schema: dict[str, Any], path: tuple, how: str) -> dict[str, Any] | No
         if not isinstance(prop.get("type"), str):
             return None
         prop["type"] = [prop["type"], "null"]
+        if "enum" in prop:  # an enum without null still rejects it
+            prop["enum"] = [*prop["enum"], None]
     return wide
 
 

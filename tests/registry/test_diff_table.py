@@ -396,7 +396,7 @@ CASES: list[tuple[str, str, Any, Any, list[tuple[str, str]], str | None]] = [
         "in",
         one({"type": "array"}),
         one({"type": "array", "minItems": 1}),
-        [("input-bound-added", "warning")],
+        [("input-bound-tightened", "breaking")],
         None,
     ),
     (

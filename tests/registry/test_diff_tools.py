@@ -297,7 +297,7 @@ def test_a_diff_without_new_text_does_not_import_the_scorer(python: str) -> None
     )
     pair = json.dumps([snap(SEARCH, other), snap(narrowed)])
     result = subprocess.run([python, "-c", code, pair], capture_output=True, text=True, check=True)
-    assert json.loads(result.stdout) == [["tool-removed", "input-bound-added"], False]
+    assert json.loads(result.stdout) == [["tool-removed", "input-bound-tightened"], False]
 
 
 def test_empty_description_equals_absent_description() -> None:
@@ -441,8 +441,10 @@ def test_messages_name_the_tool_and_the_property() -> None:
     [change] = diff_snapshots(snap(SEARCH), snap(new))
     assert change["where"] == "Input schema / properties / query / type"
     assert change["message"] == (
-        'search_nodes: input property `query` changed type from "string" to "integer".'
+        'search_nodes: input property `query` changed type from "string" to "integer". '
+        'This call was valid before and is rejected now: {"query": ""}'
     )
+    assert change["witness"] == {"query": ""}
 
 
 def test_summarize_counts_levels() -> None:

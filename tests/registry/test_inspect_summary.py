@@ -105,7 +105,7 @@ def test_a_second_save_reports_what_changed_since_the_version_saved_before_it(tm
     changes = lines_after(second.stdout, "since ")
     assert changes[0] == (
         "BREAKING  search_notes: input property `limit` is now required; calls that omit it are rejected. "
-        "(input-property-became-required)"
+        'This call was valid before and is rejected now: {"query": ""} (input-property-became-required)'
     )
     assert {line.split()[0] for line in changes[1:]} == {"WARNING"}
     pointer = f"`mcpdex diff notes@0.0.1 notes@{new_label}` lists every change in full"

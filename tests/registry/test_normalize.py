@@ -7,6 +7,7 @@ from registry.normalize import (
     normalize_annotations,
     normalize_schema,
     normalize_tool,
+    origin,
     pydantic_titles,
     schema_dialect,
 )
@@ -203,3 +204,55 @@ def test_inputs_are_not_modified() -> None:
     before = repr(schema)
     normalize_schema(schema)
     assert repr(schema) == before
+
+
+def test_generator_stamps_are_dropped() -> None:
+    safe = 2**53 - 1
+    # zod 4 stamps JavaScript's safe-integer range on every integer
+    assert normalize_schema({"type": "integer", "minimum": -safe, "maximum": safe}) == {"type": "integer"}
+    assert normalize_schema({"type": "number", "maximum": 1.7976931348623157e308}) == {"type": "number"}
+    assert normalize_schema({"type": "integer", "minimum": 1, "maximum": safe}) == {
+        "type": "integer",
+        "minimum": 1,
+    }
+    # values equal to their absence
+    assert normalize_schema(
+        {
+            "type": "object",
+            "additionalProperties": {},
+            "propertyNames": {"type": "string"},
+            "minProperties": 0,
+        }
+    ) == {"type": "object"}
+    assert normalize_schema({"type": "string", "minLength": 0}) == {"type": "string"}
+    assert normalize_schema({"type": "array", "minItems": 0}) == {"type": "array"}
+
+
+def test_integer_exclusive_bounds_are_written_inclusive() -> None:
+    assert normalize_schema({"type": "integer", "exclusiveMinimum": 0}) == {"type": "integer", "minimum": 1}
+    assert normalize_schema({"type": "integer", "exclusiveMaximum": 10, "maximum": 20}) == {
+        "type": "integer",
+        "maximum": 9,
+    }
+    assert normalize_schema({"type": "integer", "minimum": 0.5}) == {"type": "integer", "minimum": 1}
+    # a number's exclusive bound is another range: kept as written
+    assert normalize_schema({"type": "number", "exclusiveMinimum": 0}) == {
+        "type": "number",
+        "exclusiveMinimum": 0,
+    }
+
+
+def test_repeated_any_of_branches_are_one_but_one_of_keeps_them() -> None:
+    string = {"type": "string"}
+    assert normalize_schema({"anyOf": [string, string, {"type": "object"}]}) == {
+        "anyOf": [{"type": "object"}, string]
+    }
+    assert normalize_schema({"oneOf": [string, string]}) == {"oneOf": [string, string]}
+
+
+def test_an_input_root_without_a_type_is_an_object_and_keeps_its_origin() -> None:
+    sent = {"$schema": "http://json-schema.org/draft-07/schema#", "properties": {"q": {"type": "string"}}}
+    tool = normalize_tool({"name": "t", "inputSchema": sent})
+    assert tool["inputSchema"] == {"type": "object", "properties": {"q": {"type": "string"}}}
+    assert origin(tool["origins"], tool["inputSchema"]) is sent
+    assert tool["sent"]["inputSchema"] is sent
