@@ -23,6 +23,7 @@ ESTIMATE = "estimate: characters ÷ 4"
 DEFAULT_GROWTH_SHARE = 0.2
 MIN_GROWTH_TOKENS = 100
 MODEL_VISIBLE_FIELDS = ("name", "description", "inputSchema")
+_PIECE = 50_000  # at most 4 bytes a character, so a piece stays under the 200,000-token chunk limit
 
 
 class ToolCost(TypedDict):
@@ -47,7 +48,17 @@ def _counter() -> tuple[str, Callable[[str], int]]:
     except ImportError:
         return ESTIMATE, lambda text: math.ceil(len(text) / 4)
     encoding = bpe_openai.get_encoding(ENCODING)
-    return ENCODING, lambda text: len(encoding.encode(text))
+
+    def count(text: str) -> int:
+        # A server's text is counted as text: special-token spellings such as <|endoftext|> are not
+        # special here, and the tokenizer refuses a single input of a million characters, so long
+        # text is counted in pieces (a piece boundary moves the count by a token at most).
+        return sum(
+            len(encoding.encode_ordinary(text[start : start + _PIECE]))
+            for start in range(0, len(text), _PIECE)
+        )
+
+    return ENCODING, count
 
 
 def tool_context_text(tool: dict[str, Any]) -> str:

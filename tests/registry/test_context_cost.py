@@ -200,3 +200,12 @@ def test_inspect_and_score_show_the_context_cost(tmp_path):
         [*MCPDEX, "score", "--format", "markdown", *server], capture_output=True, text=True
     )
     assert f"**Context cost**: {cost['tokens']:,} tokens (o200k_base)" in markdown.stdout
+
+
+def test_hostile_text_is_counted_not_refused() -> None:
+    """Special-token spellings and a description past the tokenizer's one-million-character input are
+    counted like any other text (they raised ValueError, failing report and inspect)."""
+    special = context_cost({"tools": [{"name": "t", "description": "<|endoftext|> " * 3}]})
+    huge = context_cost({"tools": [{"name": "t", "description": "word " * 400_000}]})
+    assert special["tokens"] > 3
+    assert huge["tokens"] >= 400_000
