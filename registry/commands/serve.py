@@ -36,6 +36,14 @@ if TYPE_CHECKING:
 )
 @limit_options
 @click.option(
+    "--score-budget",
+    default=300.0,
+    show_default=True,
+    type=click.FloatRange(min=1),
+    metavar="SECONDS",
+    help="Longest the scoring of one version may take; past it the version is left unscored.",
+)
+@click.option(
     "--log-level",
     default="info",
     show_default=True,
@@ -48,6 +56,7 @@ def serve(
     template_dir: str | None,
     max_body: int,
     log_level: str,
+    score_budget: float,
     **limits: int | None,
 ) -> None:
     """Serve the registry: the JSON API under /api (OpenAPI at /api/openapi.json) and the pages at /.
@@ -67,7 +76,11 @@ def serve(
     with _tokens(registry_url):  # fail here, in one line, when the database cannot be opened
         pass
     app = create_app(
-        registry_url, template_dir=template_dir, max_body_bytes=max_body, limits=Limits.from_env(**limits)
+        registry_url,
+        template_dir=template_dir,
+        max_body_bytes=max_body,
+        limits=Limits.from_env(**limits),
+        score_budget_s=score_budget,
     )
     click.echo(f"mcpdex: serving the registry on http://{host}:{port}/ (API: /api/openapi.json)", err=True)
     uvicorn.run(app, host=host, port=port, log_level=log_level, proxy_headers=False, server_header=False)
