@@ -27,9 +27,8 @@ if TYPE_CHECKING:
 _IMPROVE_LIMIT = 8  # tools listed under "to improve"; `mcpdex score` lists them all
 _CHANGES_LIMIT = 10  # changes listed since the last version; `mcpdex diff` lists them all
 _REGISTRY_READ_TIMEOUT = 5.0  # seconds per request for the previous version in a service registry
-_TOOLS_SHOWN = (
-    100  # rows of the summary's table (and problems listed); `--format json` and `mcpdex score` have them all
-)
+# Rows of the summary's table (and problems listed); `--format json` and `mcpdex score` have them all.
+_TOOLS_SHOWN = 100
 # The share of --timeout kept back, from judging the tools, for printing the summary (at most 1 s).
 _PRINT_RESERVE = 0.1
 _T = TypeVar("_T")
