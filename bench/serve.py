@@ -113,7 +113,8 @@ def seed(url: str) -> str:
 
 
 @contextmanager
-def service(url: str) -> Iterator[str]:
+def service(url: str, *options: str) -> Iterator[str]:
+    """A `mcpdex serve` process over ``url`` (with more ``options``); yields its base URL."""
     port = free_port()
     process = subprocess.Popen(
         [
@@ -127,6 +128,7 @@ def service(url: str) -> Iterator[str]:
             str(port),
             "--log-level",
             "error",
+            *options,
         ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,

@@ -1,3 +1,5 @@
 from registry.cli import main
 
-main()
+# Guarded: the service's scoring process imports the main module again, and must not run the CLI.
+if __name__ == "__main__":
+    main()

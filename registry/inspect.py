@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import re
 import shlex
@@ -26,6 +27,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from registry.errors import InspectionError, UsageError
+from registry.limits import LIMITS, Limits
 from registry.snapshot import SNAPSHOT_FORMAT, compute_digest
 
 PROTOCOL_ERAS = ("auto", "legacy", "modern")
@@ -41,8 +43,11 @@ _SHUTDOWN_RESERVE_S = 2.0
 _REAP_WAIT_S = 0.3
 # Falling back to the handshake on a fresh connection is worth it only with this much time left.
 _FALLBACK_MIN_S = 1.0
-# A server whose cursors never end would page forever; this bounds it (with a problem recorded).
+# A server whose cursors never end would page forever; this bounds it (with a problem recorded), as
+# do the item limit and the deadline: paging stops when this share of the time to work has passed.
 MAX_PAGES = 1000
+_LISTING_SHARE = 0.8
+_MAX_ITEMS = next(limit for limit in LIMITS if limit.attribute == "max_tools")
 _STDERR_TAIL_LINES = 15
 _SECRET_WORD = re.compile(r"(token|secret|password|passwd|api[-_]?key|auth|credential|private[-_]?key)", re.I)
 
@@ -224,8 +229,14 @@ def inspect(
     timeout: float = 30.0,
     protocol_era: str = "auto",
     version_label: str | None = None,
+    limits: Limits | None = None,
 ) -> dict[str, Any]:
-    """Inspect ``target`` and return its Snapshot; raises InspectionError (one-line reason first)."""
+    """Inspect ``target`` and return its Snapshot; raises InspectionError (one-line reason first).
+
+    ``timeout`` bounds everything, checking what was listed included; ``limits`` (by default those
+    of the environment, see ``registry.limits``) stop the listing at the item limit and record
+    what goes past the others as problems.
+    """
     import anyio
 
     if isinstance(target, str):
@@ -236,21 +247,27 @@ def inspect(
         raise UsageError(f"--protocol-era must be one of {', '.join(PROTOCOL_ERAS)}, not {protocol_era!r}")
     if timeout <= 0:
         raise UsageError("--timeout must be a positive number of seconds")
-    return anyio.run(_inspect_async, target, timeout, protocol_era, version_label)
+    return anyio.run(_inspect_async, target, timeout, protocol_era, version_label, limits)
 
 
 async def inspect_async(
-    target: Target, *, timeout: float = 30.0, protocol_era: str = "auto", version_label: str | None = None
+    target: Target,
+    *,
+    timeout: float = 30.0,
+    protocol_era: str = "auto",
+    version_label: str | None = None,
+    limits: Limits | None = None,
 ) -> dict[str, Any]:
     """The same as :func:`inspect`, inside a running event loop (``crawl`` runs several at once)."""
-    return await _inspect_async(target, timeout, protocol_era, version_label)
+    return await _inspect_async(target, timeout, protocol_era, version_label, limits)
 
 
 async def _inspect_async(
-    target: Target, timeout: float, era: str, version_label: str | None
+    target: Target, timeout: float, era: str, version_label: str | None, limits: Limits | None = None
 ) -> dict[str, Any]:
     import anyio
 
+    limits = limits or Limits.from_env()
     captured_at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     started = time.perf_counter()
     stop_by = anyio.current_time() + timeout
@@ -259,7 +276,9 @@ async def _inspect_async(
     with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
         try:
             with anyio.fail_after(timeout):
-                result = await _negotiated_session(target, era, wire, errlog, stop_by - reserve, stop_by)
+                result = await _negotiated_session(
+                    target, era, wire, errlog, stop_by - reserve, stop_by, limits
+                )
         except InspectionError as exc:
             raise InspectionError(_with_stderr(str(exc), errlog)) from None
         except BaseException as exc:
@@ -274,12 +293,16 @@ async def _inspect_async(
     )
     if version_label:
         result["versionLabel"] = version_label
+    result["problems"].extend(
+        {"code": "over-limit", "where": violation.field, "message": f"{violation.message}; {violation.hint}"}
+        for violation in limits.violations(result)
+    )
     result["digest"] = compute_digest(result)
     return result
 
 
 async def _negotiated_session(
-    target: Target, era: str, wire: _Wire, errlog: Any, work_by: float, stop_by: float
+    target: Target, era: str, wire: _Wire, errlog: Any, work_by: float, stop_by: float, limits: Limits
 ) -> dict[str, Any]:
     """:func:`_session`; under ``auto``, a server that died or fell silent on the ``server/discover``
     probe (Python SDK 1.1 servers crash on an unknown method) is inspected again over a fresh
@@ -288,14 +311,14 @@ async def _negotiated_session(
     import anyio
 
     if era != "auto":
-        return await _session(target, era, wire, errlog, work_by, stop_by)
+        return await _session(target, era, wire, errlog, work_by, stop_by, limits)
     try:
-        return await _session(target, era, wire, errlog, work_by, stop_by)
+        return await _session(target, era, wire, errlog, work_by, stop_by, limits)
     except Exception as exc:  # cancellation is a BaseException and propagates
         if not _died_on_probe(exc, wire) or work_by - anyio.current_time() < _FALLBACK_MIN_S:
             raise
     again = "restarted it" if target.transport == "stdio" else "connected again"
-    result = await _session(target, "legacy", wire, errlog, work_by, stop_by)
+    result = await _session(target, "legacy", wire, errlog, work_by, stop_by, limits)
     result["problems"].insert(
         0,
         {
@@ -317,7 +340,7 @@ def _died_on_probe(exc: BaseException, wire: _Wire) -> bool:
 
 
 async def _session(
-    target: Target, era: str, wire: _Wire, errlog: Any, work_by: float, stop_by: float
+    target: Target, era: str, wire: _Wire, errlog: Any, work_by: float, stop_by: float, limits: Limits
 ) -> dict[str, Any]:
     import anyio
     from mcp import Client
@@ -334,6 +357,8 @@ async def _session(
         client_info=Implementation(name="mcpdex", version=_own_version()),
     )
     problems: list[dict[str, str]] = []
+    # Paging stops early enough to leave time for checking what was listed and stopping the server.
+    bounds = {"max_items": limits.max_tools, "list_by": anyio.current_time() + remaining * _LISTING_SHARE}
     with anyio.fail_after(remaining):
         async with client:
             if era == "modern":
@@ -341,11 +366,13 @@ async def _session(
             handshake = wire.handshake_result()
             modern = client.protocol_version == LATEST_MODERN_VERSION
             caps = client.server_capabilities
-            tools = await _list_all(client.list_tools, "tools/list", "tools", wire, problems, required=True)
+            tools = await _list_all(
+                client.list_tools, "tools/list", "tools", wire, problems, required=True, **bounds
+            )
             resources = templates = prompts = []
             if caps.resources is not None:
                 resources = await _list_all(
-                    client.list_resources, "resources/list", "resources", wire, problems
+                    client.list_resources, "resources/list", "resources", wire, problems, **bounds
                 )
                 templates = await _list_all(
                     client.list_resource_templates,
@@ -353,19 +380,24 @@ async def _session(
                     "resourceTemplates",
                     wire,
                     problems,
+                    **bounds,
                 )
             if caps.prompts is not None:
-                prompts = await _list_all(client.list_prompts, "prompts/list", "prompts", wire, problems)
+                prompts = await _list_all(
+                    client.list_prompts, "prompts/list", "prompts", wire, problems, **bounds
+                )
             server_info = _server_info(client, handshake)
             capabilities = (handshake or {}).get("capabilities")
             if not isinstance(capabilities, dict):
                 capabilities = caps.model_dump(by_alias=True, mode="json", exclude_none=True)
             instructions = client.instructions
             protocol_version = client.protocol_version
-    tools = _check_items("tools", tools, modern, problems)
-    resources = _check_items("resources", resources, modern, problems)
-    templates = _check_items("resourceTemplates", templates, modern, problems)
-    prompts = _check_items("prompts", prompts, modern, problems)
+    # The checks are CPU work on what the server sent: bounded by the deadline, not only by its size.
+    check_by = time.monotonic() + max(0.0, work_by - anyio.current_time())
+    tools = _check_items("tools", tools, modern, problems, check_by)
+    resources = _check_items("resources", resources, modern, problems, check_by)
+    templates = _check_items("resourceTemplates", templates, modern, problems, check_by)
+    prompts = _check_items("prompts", prompts, modern, problems, check_by)
     problems.extend(wire.stream_problems())
     if not server_info.get("name"):
         problems.append(
@@ -447,8 +479,15 @@ async def _list_all(
     problems: list[dict[str, str]],
     *,
     required: bool = False,
+    max_items: int = Limits().max_tools,
+    list_by: float = math.inf,
 ) -> list[Any]:
-    """Every item over every page, taken raw from the wire; the SDK's rejection becomes a problem."""
+    """Every item over every page, taken raw from the wire; the SDK's rejection becomes a problem.
+
+    Paging also stops, with a problem, past ``max_items`` items and at ``list_by`` (an
+    ``anyio.current_time()``): a server sending fresh cursors forever keeps what was listed by then.
+    """
+    import anyio
     from mcp import MCPError
     from pydantic import ValidationError
 
@@ -458,7 +497,9 @@ async def _list_all(
     for page in range(MAX_PAGES):
         mark = wire.mark()
         try:
-            await call(cursor=cursor)
+            # The first page may take the whole deadline; the next ones only until ``list_by``.
+            with anyio.move_on_after(max(0.0, list_by - anyio.current_time()) if page else None) as waited:
+                await call(cursor=cursor)
         except ValidationError:
             # Recorded item by item below; the raw page is still on the wire.
             pass
@@ -477,6 +518,9 @@ async def _list_all(
                     f"the server closed the connection during {method} page {page + 1} (it exited or crashed)"
                 ) from None
             raise InspectionError(f"{method} failed on page {page + 1}: {exc}") from None
+        if waited.cancelled_caught:
+            problems.append(_listing_deadline(method, key, page, items))
+            return items
         raw = wire.result_since(mark, method)
         if not isinstance(raw, dict):
             raise InspectionError(f"{method} page {page + 1}: the server sent no usable result")
@@ -491,6 +535,17 @@ async def _list_all(
             )
             return items
         items.extend(page_items)
+        if len(items) > max_items:
+            problems.append(
+                {
+                    "code": "over-limit",
+                    "where": method,
+                    "message": f"stopped at {max_items:,} {key} (page {page + 1}), the limit of "
+                    f"{_MAX_ITEMS.what}; the rest are not recorded ({_MAX_ITEMS.option} or "
+                    f"{_MAX_ITEMS.env} raises it)",
+                }
+            )
+            return items[:max_items]
         cursor = raw.get("nextCursor")
         if not cursor:
             return items
@@ -504,10 +559,22 @@ async def _list_all(
             )
             return items
         seen.add(cursor)
+        if anyio.current_time() >= list_by:
+            problems.append(_listing_deadline(method, key, page + 1, items))
+            return items
     problems.append(
         {"code": "too-many-pages", "where": method, "message": f"stopped after {MAX_PAGES} pages"}
     )
     return items
+
+
+def _listing_deadline(method: str, key: str, pages: int, items: list[Any]) -> dict[str, str]:
+    return {
+        "code": "listing-deadline",
+        "where": method,
+        "message": f"stopped after {pages} page(s) and {len(items):,} {key} at the --timeout deadline, "
+        "the server still sending cursors; the rest are not recorded (raise --timeout if it ends)",
+    }
 
 
 _ITEM_MODEL = {
@@ -519,9 +586,12 @@ _ITEM_MODEL = {
 
 
 def _check_items(
-    key: str, items: list[Any], modern: bool, problems: list[dict[str, str]]
+    key: str, items: list[Any], modern: bool, problems: list[dict[str, str]], check_by: float = math.inf
 ) -> list[dict[str, Any]]:
-    """Keep each item as sent; note what the era's wire schema (and JSON Schema itself) rejects."""
+    """Keep each item as sent; note what the era's wire schema (and JSON Schema itself) rejects.
+
+    Items left when ``check_by`` (a ``time.monotonic()``) passes are kept unchecked, with a problem.
+    """
     from jsonschema import SchemaError, validators
     from pydantic import ValidationError
 
@@ -535,6 +605,17 @@ def _check_items(
     seen_names: set[str] = set()
     schema_errors: dict[str, str | None] = {}
     for index, item in enumerate(items):
+        if time.monotonic() > check_by:
+            problems.append(
+                {
+                    "code": "unchecked",
+                    "where": key,
+                    "message": f"{len(items) - index:,} of {len(items):,} {key} were kept without being "
+                    "checked against the protocol's schema: the --timeout deadline came first",
+                }
+            )
+            kept.extend(item for item in items[index:] if isinstance(item, dict))
+            break
         where = f"{key}[{index}]"
         name = item.get("name") if isinstance(item, dict) else None
         if not isinstance(name, str):
@@ -627,13 +708,18 @@ async def _stdio(target: Target, errlog: Any, stop_by: float | None) -> AsyncIte
     to_server, from_session = anyio.create_memory_object_stream[Any](0)
 
     async def read_stdout() -> None:
-        buffer = bytearray()
+        # Only each new chunk is searched for line ends, so a line of any length costs time linear
+        # in its size (splitting the whole buffer on every chunk was quadratic: 30 s for 50 MB).
+        partial = bytearray()
         async with to_session:
             with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
                 async for chunk in process.stdout:
-                    buffer += chunk
-                    *lines, rest = buffer.split(b"\n")
-                    buffer = bytearray(rest)
+                    lines = chunk.split(b"\n")
+                    if len(lines) == 1:
+                        partial += chunk
+                        continue
+                    lines[0] = bytes(partial + lines[0])
+                    partial = bytearray(lines.pop())
                     for line in lines:
                         if line.strip():
                             # Once the session is gone, keep draining: a server blocked writing

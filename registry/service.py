@@ -10,16 +10,17 @@ A body is checked whole before anything is written (registry.strict_json, then t
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import json
 import logging
 import re
 import sqlite3
-import threading
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, Mapping
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -41,13 +42,16 @@ from starlette.routing import Route
 from registry.changelog import build_changelog
 from registry.errors import MCPDexError, NotFoundError, SnapshotError
 from registry.gate import evaluate
+from registry.limits import Limits
 from registry.names import server_name_problem
-from registry.snapshot import compute_digest, parse_snapshot, server_version
+from registry.scores import ScoringProcess, score_and_store, scorer_key
+from registry.snapshot import parse_snapshot, server_version
 from registry.store import RecordRejected, SubmissionKey, SubmissionKeyReused, utc_timestamp
 from registry.strict_json import MAX_JSON_DEPTH, JSONValueError, check_json, finite_or_none
 from registry.tokens import TokenRecord, TokenRejected, TokenStore, open_tokens
 
 log = logging.getLogger("mcpdex.serve")
+log_scores = logging.getLogger("mcpdex.serve.scores")
 
 MAX_BODY_BYTES = 4 * 1024 * 1024
 SNAPSHOT_SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "snapshot.schema.json"
@@ -292,66 +296,165 @@ async def require_token(request: Request, server: str) -> TokenRecord:
     return token
 
 
-# ---------------------------------------------------------------- scores, cached by digest
+# ---------------------------------------------------------------- limits and stored scores
 
 
-class _ScoreCache:
-    """Scorecards keyed by snapshot digest: a digest's score never changes, so entries never go stale."""
+def check_limits(document: Any, limits: Limits) -> None:
+    """422 naming the first field of a submitted snapshot past a limit.
 
-    def __init__(self, size: int = 2048) -> None:
-        self._size = size
-        self._entries: OrderedDict[str, dict[str, Any]] = OrderedDict()
-        self._lock = threading.Lock()  # worker threads score concurrently
-
-    def get(self, snapshot: dict[str, Any]) -> dict[str, Any]:
-        from scoring import score_snapshot
-
-        digest = snapshot.get("digest") or compute_digest(snapshot)
-        known = self.known(digest)
-        if known is not None:
-            return known
-        scorecard = score_snapshot(snapshot)
-        with self._lock:
-            self._entries[digest] = scorecard
-            if len(self._entries) > self._size:
-                self._entries.popitem(last=False)
-        return scorecard
-
-    def known(self, digest: str) -> dict[str, Any] | None:
-        with self._lock:
-            if digest in self._entries:
-                self._entries.move_to_end(digest)
-            return self._entries.get(digest)
+    Checked before the published schema, whose check costs far more per tool than this walk.
+    """
+    if isinstance(document, dict):
+        violation = next(iter(limits.violations(document)), None)
+        if violation is not None:
+            raise ApiError(422, "over_limit", f"snapshot field {violation.message}; see GET /api/limits")
 
 
-def _score_brief(scorecard: dict[str, Any]) -> dict[str, Any]:
-    server_score = scorecard["server_score"]
-    return {"tier": server_score["tier"], "overall": server_score["overall"]}
+class _Scores:
+    """Each recorded version is scored once and its scorecard stored with it; requests only read.
+
+    A submission's version of at most ``in_thread_tools`` tools is scored in a worker thread before
+    the answer (milliseconds). Bigger ones are scored in a child process, one at a time: first the
+    versions this process's submissions recorded (each submission waits up to ``answer_wait_s`` for
+    its score), then every version recorded without a score (by another process or the CLI),
+    newest first, looked for every ``poll_s``. A job past ``budget_s`` is stopped, and the version
+    noted as not scored. A read of a version not scored yet is a 503 ``score_pending``.
+    """
+
+    def __init__(
+        self,
+        limits: Limits,
+        *,
+        poll_s: float = 5.0,
+        budget_s: float = 300.0,
+        answer_wait_s: float = 10.0,
+        in_thread_tools: int = 200,
+        cards: int = 16,
+    ) -> None:
+        self.limits = limits
+        self._in_thread_tools = in_thread_tools
+        self._poll_s, self._budget_s, self._answer_wait_s = poll_s, budget_s, answer_wait_s
+        self._process = ScoringProcess()
+        self._queue: deque[tuple[str, str]] = deque()
+        self._done: dict[tuple[str, str], anyio.Event] = {}
+        self._wake = anyio.Event()
+        # Parsed stored scorecards by digest: a digest's scorecard never changes, so entries never go stale.
+        self._cards: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        self._size = cards
+
+    async def score(self, store: Any, server: str, digest: str, snapshot: dict[str, Any]) -> None:
+        """Score a version just recorded: a small one at once, a big one first in the queue, waited for
+        a little."""
+        if len(snapshot.get("tools") or []) <= self._in_thread_tools:
+            if await _db(store.stored_score, server, digest, scorer_key()) is None:
+                await to_thread.run_sync(score_and_store, store, server, digest, snapshot, self.limits)
+            return
+        key = (server, digest)
+        done = self._done.setdefault(key, anyio.Event())
+        self._queue.append(key)
+        self._wake.set()
+        with anyio.move_on_after(self._answer_wait_s):
+            await done.wait()
+
+    async def scorecard(self, store: Any, server: str, digest: str) -> dict[str, Any]:
+        """The stored scorecard of ``server``'s version ``digest``; ApiError while there is none."""
+        if digest in self._cards:
+            self._cards.move_to_end(digest)
+            return self._cards[digest]
+        stored = await _db(store.stored_score, server, digest, scorer_key())
+        if stored is None:
+            self._wake.set()
+            raise ApiError(
+                503,
+                "score_pending",
+                f"the scorecard of this version of {server!r} is being computed; retry shortly",
+                {"Retry-After": "2"},
+            )
+        if stored.scorecard is None:
+            raise ApiError(422, "not_scored", f"this version of {server!r} is {stored.note}")
+        self._cards[digest] = stored.scorecard
+        if len(self._cards) > self._size:
+            self._cards.popitem(last=False)
+        return stored.scorecard
+
+    async def run(self, store: Any, scored: Callable[[], None]) -> None:
+        """The background job: forever, score what is queued, then what is unscored, else wait."""
+        try:
+            while True:
+                if self._queue:
+                    batch = [self._queue.popleft()]
+                else:
+                    try:
+                        batch = await _db(store.unscored_versions, scorer_key(), 20)
+                    except Exception as exc:  # a database outage: look again on the next pass
+                        log_scores.warning("cannot list unscored versions: %s", _first_line(exc))
+                        batch = []
+                for server, digest in batch:
+                    await self._score_one(store, server, digest)
+                    scored()
+                    done = self._done.pop((server, digest), None)
+                    if done is not None:
+                        done.set()
+                    if self._queue:
+                        break  # a submission's version goes first
+                if not batch:
+                    with anyio.move_on_after(self._poll_s):
+                        await self._wake.wait()
+                    self._wake = anyio.Event()
+        finally:
+            self._process.kill()
+
+    async def _score_one(self, store: Any, server: str, digest: str) -> None:
+        job = self._process.submit(store.url, server, digest, self.limits)
+        try:
+            await to_thread.run_sync(job.result, self._budget_s, abandon_on_cancel=True)
+            return
+        except TimeoutError:
+            self._process.kill()
+            note = f"not scored: scoring took longer than {self._budget_s:g} s"
+        except BrokenProcessPool:
+            self._process.kill()
+            note = "not scored: the scoring process died (out of memory?)"
+        except MCPDexError as exc:
+            log_scores.warning("scoring %s %s: %s", server, digest, _first_line(exc))
+            return  # the version is gone or the database is away: looked at again on the next pass
+        except Exception as exc:
+            if _is_database_outage(exc):
+                return
+            note = f"not scored: the scorer failed ({type(exc).__name__})"
+        # Noted once, so the same version is not tried again on every pass.
+        log_scores.error("%s %s %s", server, digest, note)
+        with contextlib.suppress(Exception):
+            await _db(
+                store.save_score,
+                server,
+                digest,
+                scorer_key(),
+                scorecard=None,
+                tier=None,
+                overall=None,
+                note=note,
+            )
 
 
-async def _brief_for(request: Request, server: str, digest: str | None) -> dict[str, Any] | None:
-    if not digest:
-        return None
-    scores: _ScoreCache = request.app.state.scores
-    scorecard = scores.known(digest)
-    if scorecard is None:
-        snapshot = await _db(request.app.state.store.snapshot, server)
-        scorecard = await to_thread.run_sync(scores.get, snapshot)
-    return _score_brief(scorecard)
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).splitlines() or [type(exc).__name__])[0][:200]
 
 
 # ---------------------------------------------------------------- the server list, briefly cached
 
 
 class _Summaries:
-    """The store's server list, reused for ``ttl_s`` seconds: listing every server costs a query per
-    server, and the list and every page need it. Past ``ttl_s`` one request refreshes it while the
-    others keep the previous list; this process's own writes make the next request wait for a fresh
-    one, so other processes' writes show within about ``ttl_s``."""
+    """The store's server list and stored score briefs, reused for ``ttl_s`` seconds: the list and
+    every page need them. Past ``ttl_s`` one request refreshes them while the others keep the
+    previous ones; this process's own writes make the next request wait for fresh ones, so other
+    processes' writes show within about ``ttl_s``."""
 
     def __init__(self, ttl_s: float = 1.0) -> None:
         self._ttl_s = ttl_s
         self._value: list[Any] | None = None
+        # The stored tier and overall score of each scored version, by (server, digest).
+        self.briefs: dict[tuple[str, str], tuple[str, float]] = {}
         self._at = 0.0
         self._stale = True
         self._refreshing = False
@@ -376,7 +479,13 @@ class _Summaries:
         at = time.monotonic()
         self._stale = False
         value = await _db(store.servers)
+        self.briefs = await _db(store.score_briefs, scorer_key())
         self._value, self._at = value, at
+
+    def brief(self, server: str, digest: str | None) -> dict[str, Any] | None:
+        """The stored tier and overall score of ``server``'s version ``digest``; None while unscored."""
+        known = self.briefs.get((server, digest or ""))
+        return None if known is None else {"tier": known[0], "overall": known[1]}
 
     def invalidate(self) -> None:
         self._stale = True
@@ -388,8 +497,11 @@ class _Summaries:
 class _Site:
     """The pages of ``mcpdex report``, served from memory and rebuilt for the servers that changed.
 
-    A server's judged record (diffs, scorecard) is kept until its latest version, version count or
-    last inspection changes; rendered pages are kept in a bounded LRU.
+    A server's judged record (diffs, stored scorecard) is kept until its latest version, version count,
+    last inspection or stored score changes; rendered pages are kept in a bounded LRU. A rebuild is
+    done beside the site being served, which is swapped for it when it is ready: a submission
+    rebuilds before it answers, and while a rebuild runs, other pages are served from the last site
+    instead of waiting for it (a tenant's huge submission holds up no one else's pages).
     """
 
     def __init__(self, template_dir: str | None, pages: int = 512) -> None:
@@ -399,15 +511,28 @@ class _Site:
         self._files: Mapping[str, bytes] = {}
         self._pages: OrderedDict[str, bytes] = OrderedDict()
         self._capacity = pages
-        self._lock = anyio.Lock()
+        self._lock = anyio.Lock()  # one render at a time: the site keeps the last server's pages
+        self._building = anyio.Lock()  # one rebuild at a time
 
-    async def page(self, store: Any, summaries: list[Any], path: str) -> bytes | None:
-        key = tuple((s.name, s.latest_digest, s.version_count, s.last_inspected_at) for s in summaries)
-        # One build or render at a time: the site keeps the last server's page context between renders.
-        async with self._lock:
+    async def refresh(self, store: Any, summaries: list[Any], scored: set[str], *, wait: bool = True) -> None:
+        """Rebuild what changed; without ``wait``, leave it to a rebuild already running, if any.
+
+        ``scored`` names the servers whose latest version has a stored score.
+        """
+        key = tuple(_record_key(s, scored) for s in summaries)
+        if key == self._key or (not wait and self._key is not None and self._building.locked()):
+            return
+        async with self._building:
             if key != self._key:
-                await to_thread.run_sync(self._rebuild, store, summaries)
-                self._key = key
+                records, files = await to_thread.run_sync(self._rebuild, store, summaries, scored)
+                async with self._lock:
+                    self._records, self._files, self._key = records, files, key
+                    self._pages.clear()
+
+    async def page(self, store: Any, summaries: list[Any], scored: set[str], path: str) -> bytes | None:
+        """The page at ``path``, from the last site built (rebuilt first unless a rebuild is running)."""
+        await self.refresh(store, summaries, scored, wait=False)
+        async with self._lock:
             if path in self._pages:
                 self._pages.move_to_end(path)
                 return self._pages[path]
@@ -419,22 +544,34 @@ class _Site:
                 self._pages.popitem(last=False)
             return body
 
-    def _rebuild(self, store: Any, summaries: list[Any]) -> None:
+    def _rebuild(
+        self, store: Any, summaries: list[Any], scored: set[str]
+    ) -> tuple[dict[str, tuple[Any, Any]], Mapping[str, bytes]]:
         from registry.commands.report import server_data
         from registry.render import render_site
 
         records = {}
         for summary in summaries:
-            key = (summary.latest_digest, summary.version_count, summary.last_inspected_at)
+            key = _record_key(summary, scored)
             cached_record = self._records.get(summary.name)
             records[summary.name] = (
                 cached_record
                 if cached_record and cached_record[0] == key
-                else (key, server_data(store, summary.name))
+                else (key, server_data(store, summary.name, stored_scores_only=True))
             )
-        self._records = records
-        self._files = render_site([data for _, data in records.values()], template_dir=self._template_dir)
-        self._pages.clear()
+        return records, render_site([data for _, data in records.values()], template_dir=self._template_dir)
+
+
+def _record_key(summary: Any, scored: set[str]) -> tuple[Any, ...]:
+    # A server's page changes with its latest version, its versions, its last inspection, and when the
+    # latest version's stored score arrives (pages never score: they show a version unscored until then).
+    return (
+        summary.name,
+        summary.latest_digest,
+        summary.version_count,
+        summary.last_inspected_at,
+        summary.name in scored,
+    )
 
 
 _PAGE_HEADERS = {
@@ -445,6 +582,13 @@ _PAGE_HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
 }
+
+
+async def _site_inputs(request: Request) -> tuple[list[Any], set[str]]:
+    """The server list, and the names of the servers whose latest version has a stored score."""
+    summaries: _Summaries = request.app.state.summaries
+    listed = await summaries.get(request.app.state.store)
+    return listed, {s.name for s in listed if summaries.brief(s.name, s.latest_digest) is not None}
 
 
 async def get_page(request: Request) -> Response:
@@ -459,7 +603,7 @@ async def get_page(request: Request) -> Response:
         # A server folder without its slash: redirect, so the pages' relative links resolve.
         return RedirectResponse(request.url.path + "/", status_code=308)
     store = request.app.state.store
-    body = await request.app.state.site.page(store, await request.app.state.summaries.get(store), path)
+    body = await request.app.state.site.page(store, *await _site_inputs(request), path)
     if body is None:
         return HTMLResponse(
             '<!doctype html><title>Not found</title><p>No such page. <a href="/">The directory</a>.</p>',
@@ -512,20 +656,18 @@ async def list_servers(request: Request) -> Response:
     tiers = {t.strip().upper() for t in request.query_params.get("tier", "").split(",") if t.strip()}
     if not tiers <= _TIERS:
         raise ApiError(400, "invalid_parameter", "query parameter 'tier' takes letters from A, B, C, D, F")
-    summaries = await request.app.state.summaries.get(request.app.state.store)
+    cache: _Summaries = request.app.state.summaries
+    summaries = await cache.get(request.app.state.store)
     if query:
         summaries = [s for s in summaries if query in s.name.lower() or query in (s.title or "").lower()]
+    # Scores are read as stored with each version (None while a version waits for its scoring).
     items = []
     for summary in summaries:
-        item = _summary_dict(summary)
-        item["score"] = await _brief_for(request, summary.name, summary.latest_digest) if tiers else None
-        if not tiers or (item["score"] and item["score"]["tier"] in tiers):
-            items.append(item)
+        brief = cache.brief(summary.name, summary.latest_digest)
+        if not tiers or (brief and brief["tier"] in tiers):
+            items.append(_summary_dict(summary) | {"score": brief})
     total = len(items)
     items = items[(page - 1) * per_page : page * per_page]
-    for item in items:
-        if item["score"] is None:
-            item["score"] = await _brief_for(request, item["name"], item["latest_digest"])
     more = page * per_page < total
     payload = {
         "servers": items,
@@ -553,11 +695,17 @@ async def get_server(request: Request) -> Response:
         "last_inspected_at": last.at if last else None,
         "last_ok": last.ok if last else None,
         "last_error": last.error if last else None,
-        "score": await _brief_for(request, name, latest.digest if latest else None),
+        "score": await _stored_brief(request, name, latest.digest if latest else None),
         "versions": [_version_dict(v) for v in reversed(versions)],
         "inspections": [dataclasses.asdict(i) for i in inspections],
     }
     return cached(request, _json_bytes(payload), "application/json", READ_CACHE)
+
+
+async def _stored_brief(request: Request, server: str, digest: str | None) -> dict[str, Any] | None:
+    summaries: _Summaries = request.app.state.summaries
+    await summaries.get(request.app.state.store)
+    return summaries.brief(server, digest)
 
 
 def _version_dict(version: Any) -> dict[str, Any]:
@@ -592,9 +740,9 @@ async def get_changelog(request: Request) -> Response:
 
 async def get_score(request: Request) -> Response:
     name = _looked_up(request, "name")
-    version = _looked_up(request, "version")
-    snapshot = await _db(request.app.state.store.snapshot, name, version)
-    scorecard = await to_thread.run_sync(request.app.state.scores.get, snapshot)
+    store = request.app.state.store
+    digest = await _db(store.version_digest, name, _looked_up(request, "version"))
+    scorecard = await request.app.state.scores.scorecard(store, name, digest)
     return cached(request, _json_bytes(scorecard), "application/json", READ_CACHE)
 
 
@@ -606,6 +754,7 @@ async def submit_inspection(request: Request) -> Response:
         body = {"ok": True, "snapshot": body}
     if not isinstance(body, dict):
         raise ApiError(422, "invalid_submission", "the body must be a snapshot or {ok, snapshot, error, ...}")
+    check_limits(body.get("snapshot"), request.app.state.scores.limits)
     _first_error(_submission_validator(), body, "submission", "invalid_submission")
     snapshot = _check_snapshot(body.get("snapshot")) if body["ok"] else None
     if body["ok"] and body.get("error"):
@@ -631,6 +780,17 @@ async def submit_inspection(request: Request) -> Response:
     except RecordRejected as exc:
         raise ApiError(422, "invalid_submission", str(exc)) from None
     request.app.state.summaries.invalidate()
+    try:
+        if snapshot is not None and recorded.digest and not recorded.replayed:
+            # Scored once, at write time, within the limits checked above; lists and pages read it.
+            await request.app.state.scores.score(request.app.state.store, name, recorded.digest, snapshot)
+        # The submitter pays for the pages its submission changed, not the next reader.
+        await request.app.state.site.refresh(request.app.state.store, *await _site_inputs(request))
+    except Exception as exc:
+        # The inspection is committed: its answer must say so (the score and pages follow later).
+        if not _is_database_outage(exc):
+            raise
+        log.warning("after recording %s: %s", name, _first_line(exc))
     answer = dataclasses.asdict(recorded)
     headers = {"Cache-Control": "no-store"}
     if answer.pop("replayed"):
@@ -673,6 +833,7 @@ async def check_compatibility(request: Request) -> Response:
             400, "invalid_parameter", "query parameter 'fail_on' is one of breaking, warning, info"
         )
     body = await read_json(request)
+    check_limits(body, request.app.state.scores.limits)
     candidate = _check_snapshot(body)
     base = await _db(request.app.state.store.snapshot, name, _looked_up(request, "version"))
     # The same schema judgement as `mcpdex check --no-quality`: compatible means that gate would pass.
@@ -685,6 +846,12 @@ async def check_compatibility(request: Request) -> Response:
     # _json_bytes, not JSONResponse: a base stored before numbers were checked may quote a NaN.
     return Response(
         _json_bytes(payload), media_type="application/json", headers={"Cache-Control": "no-store"}
+    )
+
+
+async def get_limits(request: Request) -> Response:
+    return cached(
+        request, _json_bytes(request.app.state.scores.limits.as_dict()), "application/json", READ_CACHE
     )
 
 
@@ -789,7 +956,12 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "The scorecard of the latest (or a named) version.",
         get_score,
         (_NAME, _VERSION_Q),
-        responses={**_OK, **_NOT_FOUND},
+        responses={
+            **_OK,
+            **_NOT_FOUND,
+            422: "The version was recorded past the limits and is not scored",
+            503: "The database is unavailable, or the version's scoring has not finished (Retry-After)",
+        },
     ),
     Endpoint(
         "POST",
@@ -817,8 +989,8 @@ ENDPOINTS: tuple[Endpoint, ...] = (
             413: "Body over the size limit",
             415: "Body is not JSON",
             422: "The snapshot or submission does not validate (a non-finite number, a lone surrogate or "
-            f"nesting past {MAX_JSON_DEPTH} levels included), or this token used the Idempotency-Key for "
-            "another submission",
+            f"nesting past {MAX_JSON_DEPTH} levels included), goes past a limit (GET /api/limits), or this "
+            "token used the Idempotency-Key for another submission",
             503: _NOT_FOUND[503],
         },
         auth=True,
@@ -845,7 +1017,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
             400: "Malformed JSON",
             413: "Body over the size limit",
             422: "The snapshot does not validate (a non-finite number, a lone surrogate or nesting past "
-            f"{MAX_JSON_DEPTH} levels included)",
+            f"{MAX_JSON_DEPTH} levels included) or goes past a limit (GET /api/limits)",
             **_NOT_FOUND,
         },
     ),
@@ -864,6 +1036,14 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "getSnapshotSchema",
         "The JSON Schema submissions are validated against.",
         get_snapshot_schema,
+        responses=_OK,
+    ),
+    Endpoint(
+        "GET",
+        "/api/limits",
+        "getLimits",
+        "The per-server limits submissions and compatibility checks are held to.",
+        get_limits,
         responses=_OK,
     ),
     Endpoint(
@@ -1006,8 +1186,16 @@ def create_app(
     *,
     template_dir: str | None = None,
     max_body_bytes: int = MAX_BODY_BYTES,
+    limits: Limits | None = None,
+    score_poll_s: float = 5.0,
+    score_budget_s: float = 300.0,
 ) -> Starlette:
-    """The service over the registry at ``registry_url`` (the default registry when None)."""
+    """The service over the registry at ``registry_url`` (the default registry when None).
+
+    ``limits`` bound every submitted snapshot (the defaults when None). A background job scores
+    each recorded version once, within ``score_budget_s`` seconds, looking for versions recorded
+    elsewhere every ``score_poll_s`` seconds.
+    """
 
     @asynccontextmanager
     async def lifespan(app: Starlette):  # type: ignore[no-untyped-def]
@@ -1017,7 +1205,12 @@ def create_app(
         app.state.store = store
         app.state.tokens = await _db(open_tokens, store)
         try:
-            yield
+            async with anyio.create_task_group() as background:
+                background.start_soon(app.state.scores.run, store, app.state.summaries.invalidate)
+                try:
+                    yield
+                finally:
+                    background.cancel_scope.cancel()
         finally:
             await _db(store.close)
 
@@ -1030,7 +1223,7 @@ def create_app(
     app.state.max_body_bytes = max_body_bytes
     app.state.site = _Site(template_dir)
     app.state.summaries = _Summaries()
-    app.state.scores = _ScoreCache()
+    app.state.scores = _Scores(limits or Limits(), poll_s=score_poll_s, budget_s=score_budget_s)
     return app
 
 

@@ -124,6 +124,23 @@ def tables() -> SimpleNamespace:
         sa.Column("updated_since", sa.String(40), nullable=True),
         sa.Column("synced_at", sa.String(32), nullable=False),
     )
+    # The scorecard of a version, written once by whoever scores it first (the service, at write
+    # time or in its background job) and read by lists and pages instead of scoring on each request.
+    # ``scorer`` names the scorer that made it: a scorer that changed does not trust older rows.
+    # A version past the limits has no scorecard, and ``note`` says why.
+    scores = sa.Table(
+        "scores",
+        metadata,
+        sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+        sa.Column("version_id", sa.Integer, sa.ForeignKey("versions.id", ondelete="CASCADE"), nullable=False),
+        sa.Column("scorer", sa.String(80), nullable=False),
+        sa.Column("tier", sa.String(1), nullable=True),
+        sa.Column("overall", sa.Float, nullable=True),
+        sa.Column("scorecard", sa.Text, nullable=True),
+        sa.Column("note", sa.Text, nullable=True),
+        sa.Column("scored_at", sa.String(32), nullable=False),
+        sa.UniqueConstraint("version_id", "scorer", name="uq_scores_version_scorer"),
+    )
     return SimpleNamespace(
         metadata=metadata,
         servers=servers,
@@ -133,6 +150,7 @@ def tables() -> SimpleNamespace:
         profiles=profiles,
         registry_entries=registry_entries,
         registry_syncs=registry_syncs,
+        scores=scores,
     )
 
 
@@ -184,6 +202,32 @@ class RegistryEntryRecord:
     outcome: str
     reason: str | None
     seen_at: str
+
+
+# Stored scores, read with plain SQL like every other read (the table may not exist yet: no rows).
+_SQL_SCORE_BRIEFS = (
+    "SELECT s.name AS name, v.digest AS digest, sc.tier AS tier, sc.overall AS overall "
+    "FROM scores sc JOIN versions v ON sc.version_id = v.id JOIN servers s ON v.server_id = s.id "
+    "WHERE sc.scorer = :scorer AND sc.tier IS NOT NULL"
+)
+_SQL_SCORE = (
+    "SELECT sc.scorecard AS scorecard, sc.note AS note "
+    "FROM scores sc JOIN versions v ON sc.version_id = v.id "
+    "WHERE v.server_id = :server_id AND v.digest = :digest AND sc.scorer = :scorer"
+)
+_SQL_UNSCORED = (
+    "SELECT s.name AS name, v.digest AS digest FROM versions v JOIN servers s ON v.server_id = s.id "
+    "WHERE NOT EXISTS (SELECT 1 FROM scores sc WHERE sc.version_id = v.id AND sc.scorer = :scorer) "
+    "ORDER BY v.id DESC LIMIT :limit"
+)
+
+
+@dataclass(frozen=True)
+class StoredScore:
+    """A version's stored scorecard, or None with the ``note`` saying why it was not scored."""
+
+    scorecard: dict[str, Any] | None
+    note: str | None
 
 
 @dataclass(frozen=True)
@@ -734,6 +778,52 @@ class Store:
         with self._transaction(self.engine, write=True) as conn:
             if conn.execute(table.update().where(table.c.source == source).values(**values)).rowcount == 0:
                 conn.execute(sa.insert(table).values(source=source, **values))
+    def save_score(
+        self,
+        server: str,
+        digest: str,
+        scorer: str,
+        *,
+        scorecard: dict[str, Any] | None,
+        tier: str | None,
+        overall: float | None,
+        note: str | None = None,
+    ) -> None:
+        """Store the scorecard ``scorer`` made of ``server``'s version ``digest`` (or why it made none).
+
+        A version already scored by the same scorer keeps its row: the same snapshot scores the same.
+        """
+        import sqlalchemy as sa
+        from sqlalchemy.exc import IntegrityError
+
+        t = tables()
+        v, sc = t.versions.c, t.scores.c
+        server_id = self._server_id(server)
+        body = None if scorecard is None else json.dumps(scorecard, sort_keys=True, ensure_ascii=False)
+        try:
+            with self._transaction(self.engine, write=True) as conn:
+                version = conn.execute(
+                    sa.select(v.id).where(v.server_id == server_id, v.digest == digest)
+                ).first()
+                if version is None:
+                    raise NotFoundError(f"{server} has no version {digest}")
+                known = conn.execute(
+                    sa.select(sc.id).where(sc.version_id == version.id, sc.scorer == scorer)
+                ).first()
+                if known is None:
+                    conn.execute(
+                        t.scores.insert().values(
+                            version_id=version.id,
+                            scorer=scorer,
+                            tier=tier,
+                            overall=overall,
+                            scorecard=body,
+                            note=note,
+                            scored_at=_now(),
+                        )
+                    )
+        except IntegrityError:
+            pass  # another process stored the same score first
 
     # -- reads -----------------------------------------------------------------------------
 
@@ -769,19 +859,13 @@ class Store:
         return self._versions(self._server_id(server), with_snapshots=True)
 
     def snapshot(self, server: str, version: str | None = None) -> dict:
-        """The snapshot of ``server`` at ``version`` (a label or a ``sha256:`` digest); latest when None."""
-        versions = self.versions(server)
-        if not versions:
-            raise NotFoundError(
-                f"server {server!r} has no recorded versions; run `mcpdex inspect --save` first"
-            )
-        if version is None:
-            return versions[-1].snapshot
-        for record in versions:
-            if version in (record.label, record.digest):
-                return record.snapshot
-        labels = ", ".join(r.label for r in versions[-10:])
-        raise NotFoundError(f"{server}@{version} is not in the registry; known versions: {labels}")
+        """The snapshot of ``server`` at ``version`` (a label or a ``sha256:`` digest); latest when None.
+
+        Reads that one snapshot, not every version's.
+        """
+        digest = self.version_digest(server, version)
+        (row,) = self._query(_SQL_SNAPSHOT, server_id=self._server_id(server), digest=digest)
+        return json.loads(row["snapshot"])
 
     def latest_version(self, server: str) -> VersionRecord | None:
         """The latest version of ``server`` with its snapshot; None when it has none or is not recorded.
@@ -817,6 +901,36 @@ class Store:
             version = versions[-1].label
         rows = self._query(_SQL_PROFILE, server_id=server_id, version=version)
         return json.loads(rows[0]["profile"]) if rows else None
+
+    def score_briefs(self, scorer: str) -> dict[tuple[str, str], tuple[str, float]]:
+        """The tier and overall score ``scorer`` stored for each version, by (server, digest)."""
+        rows = self._query(_SQL_SCORE_BRIEFS, scorer=scorer)
+        return {(r["name"], r["digest"]): (r["tier"], float(r["overall"])) for r in rows}
+
+    def stored_score(self, server: str, digest: str, scorer: str) -> StoredScore | None:
+        """What ``scorer`` stored for ``server``'s version ``digest``; None when it is not scored yet."""
+        rows = self._query(_SQL_SCORE, server_id=self._server_id(server), digest=digest, scorer=scorer)
+        if not rows:
+            return None
+        body = rows[0]["scorecard"]
+        return StoredScore(None if body is None else json.loads(body), rows[0]["note"])
+
+    def unscored_versions(self, scorer: str, limit: int) -> list[tuple[str, str]]:
+        """Up to ``limit`` (server, digest) pairs ``scorer`` has stored nothing for, newest first."""
+        return [(r["name"], r["digest"]) for r in self._query(_SQL_UNSCORED, scorer=scorer, limit=limit)]
+
+    def version_digest(self, server: str, version: str | None = None) -> str:
+        """The digest of ``server`` at ``version`` (a label or a digest; the latest when None)."""
+        versions = self._versions(self._server_id(server), with_snapshots=False)
+        if not versions:
+            raise NotFoundError(
+                f"server {server!r} has no recorded versions; run `mcpdex inspect --save` first"
+            )
+        for record in versions if version is not None else versions[-1:]:
+            if version in (None, record.label, record.digest):
+                return record.digest
+        labels = ", ".join(r.label for r in versions[-10:])
+        raise NotFoundError(f"{server}@{version} is not in the registry; known versions: {labels}")
 
     # -- helpers ---------------------------------------------------------------------------
 

@@ -193,6 +193,20 @@ def _named_as_tool(text: str, identifier: str) -> bool:
     )
 
 
+# The last set of names asked about, by identity: callers ask once per tool with the same set, and
+# walking it each time made a server's lints quadratic (a cache keyed by equal sets would compare them).
+_kebab_names: tuple[frozenset[str], bool] = (frozenset(), False)
+
+
+def _has_kebab_name(server_names: frozenset[str]) -> bool:
+    global _kebab_names
+    names, answer = _kebab_names
+    if names is not server_names:
+        answer = any("-" in server_name for server_name in server_names)
+        _kebab_names = (server_names, answer)
+    return answer
+
+
 def _looks_like_tool(identifier: str) -> bool:
     """A snake/camel identifier that starts with a verb, like ``get_user`` or ``searchFiles``."""
     words = name_words(identifier)

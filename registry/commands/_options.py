@@ -35,3 +35,23 @@ def writing(flag: str, path: str | Path) -> Iterator[None]:
 def registry_option(help: str = DATABASE_HELP) -> Callable[[Any], Any]:
     """``--registry URL`` (stored as ``registry_url``)."""
     return click.option("--registry", "registry_url", metavar="URL", help=help)
+
+
+def limit_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--max-tools`` and the other per-server limits of ``registry.limits.LIMITS``, one option each.
+
+    Each is None when not given; ``Limits.from_env(**limits)`` then takes the environment or the default.
+    """
+    from registry.limits import LIMITS, Limits
+
+    defaults = Limits()
+    for limit in reversed(LIMITS):
+        command = click.option(
+            limit.option,
+            limit.attribute,
+            type=click.IntRange(min=1),
+            metavar="N",
+            help=f"At most N {limit.what} per server "
+            f"(default {getattr(defaults, limit.attribute)}, or {limit.env}).",
+        )(command)
+    return command

@@ -1,18 +1,22 @@
 """``mcpdex inspect``: connect to one MCP server, print its snapshot, write or save it.
 
 The text summary also scores the tools and says what changed since the registry's latest version.
+``--timeout`` bounds all of it: what the deadline leaves no time for is left out, and the summary
+says so.
 """
 
 from __future__ import annotations
 
 import shlex
+import signal
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from registry.commands._options import SERVICE_HELP, format_option, registry_option, writing
+from registry.commands._options import SERVICE_HELP, format_option, limit_options, registry_option, writing
 from registry.commands._target import target_options
 
 if TYPE_CHECKING:
@@ -23,6 +27,11 @@ if TYPE_CHECKING:
 _IMPROVE_LIMIT = 8  # tools listed under "to improve"; `mcpdex score` lists them all
 _CHANGES_LIMIT = 10  # changes listed since the last version; `mcpdex diff` lists them all
 _REGISTRY_READ_TIMEOUT = 5.0  # seconds per request for the previous version in a service registry
+# Rows of the summary's table (and problems listed); `--format json` and `mcpdex score` have them all.
+_TOOLS_SHOWN = 100
+# The share of --timeout kept back, from judging the tools, for printing the summary (at most 1 s).
+_PRINT_RESERVE = 0.1
+_T = TypeVar("_T")
 
 
 @click.command("inspect")
@@ -32,8 +41,18 @@ _REGISTRY_READ_TIMEOUT = 5.0  # seconds per request for the previous version in 
 @click.option("--save", is_flag=True, help="Record the inspection (and a new version) in the registry.")
 @registry_option(SERVICE_HELP)
 @click.option("--name", help="Registry name to save under (default: the config entry, else serverInfo.name).")
+@limit_options
 def inspect(
-    fmt: str, out: str | None, save: bool, registry_url: str | None, name: str | None, **target: Any
+    fmt: str,
+    out: str | None,
+    save: bool,
+    registry_url: str | None,
+    name: str | None,
+    max_tools: int | None,
+    max_schema_bytes: int | None,
+    max_schema_depth: int | None,
+    max_description_chars: int | None,
+    **target: Any,
 ) -> None:
     """Inspect an MCP server: a URL, `-- COMMAND [ARGS...]`, or --config FILE --server NAME.
 
@@ -45,9 +64,16 @@ def inspect(
     from registry.commands._target import target_from_options
     from registry.errors import InspectionError, RegistryError
     from registry.inspect import inspect as run_inspection
+    from registry.limits import Limits
     from registry.printable import escape_controls
     from registry.snapshot import dump_snapshot, dumps_snapshot
 
+    limits = Limits.from_env(
+        max_tools=max_tools,
+        max_schema_bytes=max_schema_bytes,
+        max_schema_depth=max_schema_depth,
+        max_description_chars=max_description_chars,
+    )
     target_obj = target_from_options(**target)
     if save:
         # A registry or a name that cannot be saved to is refused now, not after the whole inspection.
@@ -58,12 +84,14 @@ def inspect(
             _check_name(name or target_obj.name)
     started_at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     started = time.perf_counter()
+    deadline = time.monotonic() + target["timeout"]
     try:
         snapshot = run_inspection(
             target_obj,
             timeout=target["timeout"],
             protocol_era=target["protocol_era"],
             version_label=target["version_label"],
+            limits=limits,
         )
     except InspectionError as exc:
         key = name or target_obj.name
@@ -82,7 +110,7 @@ def inspect(
     if read:
         # Read before saving: the changes are those since the version recorded before this run.
         try:
-            previous = _latest_version(registry_url, key)
+            previous = _latest_version(registry_url, key, deadline - time.monotonic())
         except RegistryError as exc:
             click.echo(f"mcpdex: warning: {exc}; not showing what changed", err=True)
             read = False
@@ -95,12 +123,23 @@ def inspect(
     if fmt == "json":
         click.echo(dumps_snapshot(snapshot), nl=False)
         return
+    from registry.gate import evaluate
     from scoring import score_snapshot
 
-    print_summary(snapshot, duration, score_snapshot(snapshot))
+    # Judging is CPU work on what the server sent: it gets what the deadline leaves, less a little
+    # for printing, and what does not finish by then is left out (and said so).
+    judge_by = deadline - min(1.0, target["timeout"] * _PRINT_RESERVE)
+    scorecard = _before(judge_by, lambda: score_snapshot(snapshot))
+    print_summary(snapshot, duration, scorecard)
+    if scorecard is None:
+        _left_out("scores", target["timeout"], "`mcpdex score` with the same target scores every tool")
     if previous is not None:
-        new_side = _diff_side(snapshot, key, recorded, out)
-        print_changes(previous, snapshot, key, new_side, registry_given=registry_url is not None)
+        report = _before(judge_by, lambda: evaluate(previous.snapshot, snapshot, fail_on=None))
+        if report is None:
+            _left_out("what changed", target["timeout"], "`mcpdex diff` lists every change")
+        else:
+            new_side = _diff_side(snapshot, key, recorded, out)
+            print_changes(previous, report, key, new_side, registry_given=registry_url is not None)
     elif save and read:
         click.echo(f"first version of {key} in the registry", err=True)
 
@@ -115,15 +154,73 @@ def _check_name(server: str) -> None:
         raise UsageError(f"{problem}; save under another name with --name NAME")
 
 
-def _latest_version(registry_url: str | None, server: str) -> VersionRecord | None:
+def _before(until: float, work: Callable[[], _T]) -> _T | None:
+    """``work()``, or None when it has not finished by ``until`` (a ``time.monotonic()``).
+
+    The work runs in a forked child that is killed at ``until``, so it stops then however much
+    input it has left, and what it built is gone with it at once (unwinding a large half-built
+    scorecard in this process could itself take seconds). Without ``fork``, it runs here, unbounded.
+    """
+    import os
+    import pickle
+    import select
+
+    if until <= time.monotonic():
+        return None
+    if not hasattr(os, "fork"):
+        return work()
+    readable, writable = os.pipe()
+    child = os.fork()
+    if child == 0:  # the child: send the result (or the error) back, and leave without cleaning up
+        os.close(readable)
+        try:
+            try:
+                answer: tuple[bool, Any] = (True, work())
+            except Exception as exc:
+                answer = (False, exc)
+            with os.fdopen(writable, "wb") as channel:
+                pickle.dump(answer, channel, protocol=pickle.HIGHEST_PROTOCOL)
+        finally:
+            os._exit(0)
+    os.close(writable)
+    chunks: list[bytes] = []
+    try:
+        while (left := until - time.monotonic()) > 0 and select.select([readable], [], [], left)[0]:
+            chunk = os.read(readable, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        else:
+            os.kill(child, signal.SIGKILL)
+            return None
+    finally:
+        os.close(readable)
+        os.waitpid(child, 0)
+    if not chunks:
+        return None  # the child died without an answer (out of memory, say): nothing to show
+    done, value = pickle.loads(b"".join(chunks))
+    if not done:
+        raise value
+    return value
+
+
+def _left_out(what: str, timeout: float, instead: str) -> None:
+    click.echo(
+        f"{what} not shown: judging the tools did not finish within the {timeout:g} s --timeout; "
+        f"{instead} (without a deadline)"
+    )
+
+
+def _latest_version(registry_url: str | None, server: str, remaining: float) -> VersionRecord | None:
     """The registry's latest version of ``server``, None when it has none (or there is no registry yet).
 
-    A service gets a short deadline: this read only adds to the summary, and must not hold up an
-    inspection that already finished.
+    A service gets a short deadline, within what is ``remaining`` of --timeout: this read only adds
+    to the summary, and must not hold up an inspection that already finished.
     """
     from registry.client import open_registry
 
-    with open_registry(registry_url, timeout=_REGISTRY_READ_TIMEOUT) as store:
+    timeout = max(0.1, min(_REGISTRY_READ_TIMEOUT, remaining))
+    with open_registry(registry_url, timeout=timeout) as store:
         return store.latest_version(server)
 
 
@@ -204,7 +301,7 @@ def print_summary(
         table.add_column(column)
     if cards:
         table.add_column("score", no_wrap=True)
-    for index, tool in enumerate(snapshot.get("tools") or []):
+    for index, tool in enumerate((snapshot.get("tools") or [])[:_TOOLS_SHOWN]):
         schema = tool.get("inputSchema") if isinstance(tool.get("inputSchema"), dict) else {}
         props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
         required = schema.get("required") if isinstance(schema.get("required"), list) else []
@@ -225,9 +322,14 @@ def print_summary(
         )
     if counts["tools"]:
         console.print(table)
-    for problem in snapshot.get("problems") or []:
+    if counts["tools"] > _TOOLS_SHOWN:
+        console.print(f"and {counts['tools'] - _TOOLS_SHOWN:,} more tools; `--format json` has them all")
+    problems = snapshot.get("problems") or []
+    for problem in problems[:_TOOLS_SHOWN]:
         text = f"problem {problem['code']} at {problem['where']}: {problem['message'][:300]}"
         console.print(escape(text))
+    if len(problems) > _TOOLS_SHOWN:
+        console.print(f"and {len(problems) - _TOOLS_SHOWN:,} more problems; `--format json` has them all")
     if scorecard is not None and cards:
         _print_improvements(console, scorecard)
 
@@ -261,21 +363,21 @@ def _print_improvements(console: Console, scorecard: dict[str, Any]) -> None:
 
 def print_changes(
     previous: VersionRecord,
-    snapshot: dict[str, Any],
+    report: dict[str, Any],
     server: str,
     new_side: str | None,
     *,
     registry_given: bool,
 ) -> None:
-    """What changed since ``previous``: counts by level, then the most severe changes first.
+    """What changed since ``previous`` (the gate's ``report`` of the changes): counts by level, then
+    the most severe changes first.
 
     ``new_side`` names this inspection for ``mcpdex diff`` (None: it has to be written with --out first).
     """
-    from registry.gate import changes_summary, evaluate
+    from registry.gate import changes_summary
     from registry.printable import escape_controls
     from registry.rules import level_rank
 
-    report = evaluate(previous.snapshot, snapshot, fail_on=None)
     seen = previous.last_seen[:16].replace("T", " ")
     since = f"since {server}@{previous.label} (last seen {seen} UTC)"
     if not report["changes"]:

@@ -226,12 +226,19 @@ def _cpu_count() -> int:
         return os.cpu_count() or 1
 
 
-def server_data(store: Store, name: str, version: str | None = None) -> ServerData:
-    """A server's record from the store, judged: diffs between its versions and a scorecard of one."""
+def server_data(
+    store: Store, name: str, version: str | None = None, *, stored_scores_only: bool = False
+) -> ServerData:
+    """A server's record from the store, judged: diffs between its versions and a scorecard of one.
+
+    The scorecard stored with the version is used when there is one; otherwise the version is scored
+    here, unless ``stored_scores_only`` (the service, whose requests never score) leaves it unscored.
+    """
     from registry.diff import diff_history
     from registry.errors import NotFoundError
     from registry.profile import page_profile
     from registry.render import ServerData, VersionEntry
+    from registry.scores import stored_scorecard
     from scoring import score_snapshot
 
     records = store.versions(name)
@@ -254,11 +261,14 @@ def server_data(store: Store, name: str, version: str | None = None) -> ServerDa
             }
         )
     snapshot = records[-1].snapshot if records else {}
+    scorecard = stored_scorecard(store, name, records[-1].digest) if records else None
+    if scorecard is None and records and not stored_scores_only:
+        scorecard = score_snapshot(snapshot)
     return ServerData(
         name=name,
         snapshot=snapshot,
         versions=versions,
-        scorecard=score_snapshot(snapshot) if records else None,
+        scorecard=scorecard,
         inspections=[dict(vars(item)) for item in store.inspections(name, limit=_INSPECTIONS_SHOWN)],
         profile=page_profile(snapshot, store.profile(name, records[-1].label)) if records else None,
         registry=[dict(vars(entry)) for entry in store.registry_entries(name)] or None,

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from registry.commands._options import registry_option
+from registry.commands._options import limit_options, registry_option
 from registry.errors import UsageError
 
 if TYPE_CHECKING:
@@ -34,6 +34,15 @@ if TYPE_CHECKING:
     type=click.IntRange(1024, 256 * 1024 * 1024),
     help="Largest request body accepted, in bytes.",
 )
+@limit_options
+@click.option(
+    "--score-budget",
+    default=300.0,
+    show_default=True,
+    type=click.FloatRange(min=1),
+    metavar="SECONDS",
+    help="Longest the scoring of one version may take; past it the version is left unscored.",
+)
 @click.option(
     "--log-level",
     default="info",
@@ -41,15 +50,23 @@ if TYPE_CHECKING:
     type=click.Choice(["critical", "error", "warning", "info", "debug"]),
 )
 def serve(
-    registry_url: str | None, host: str, port: int, template_dir: str | None, max_body: int, log_level: str
+    registry_url: str | None,
+    host: str,
+    port: int,
+    template_dir: str | None,
+    max_body: int,
+    log_level: str,
+    score_budget: float,
+    **limits: int | None,
 ) -> None:
     """Serve the registry: the JSON API under /api (OpenAPI at /api/openapi.json) and the pages at /.
 
     Reads are public; writes need a token from `mcpdex token create`. Run several processes on one
-    PostgreSQL registry to scale out.
+    PostgreSQL registry to scale out. Submissions past the per-server limits are refused (422).
     """
     import uvicorn
 
+    from registry.limits import Limits
     from registry.service import create_app
 
     if registry_url and registry_url.startswith(("http://", "https://")):
@@ -58,7 +75,13 @@ def serve(
         )
     with _tokens(registry_url):  # fail here, in one line, when the database cannot be opened
         pass
-    app = create_app(registry_url, template_dir=template_dir, max_body_bytes=max_body)
+    app = create_app(
+        registry_url,
+        template_dir=template_dir,
+        max_body_bytes=max_body,
+        limits=Limits.from_env(**limits),
+        score_budget_s=score_budget,
+    )
     click.echo(f"mcpdex: serving the registry on http://{host}:{port}/ (API: /api/openapi.json)", err=True)
     uvicorn.run(app, host=host, port=port, log_level=log_level, proxy_headers=False, server_header=False)
 
