@@ -159,7 +159,7 @@ def _check_snapshot(document: Any) -> dict[str, Any]:
     """Validate a submitted snapshot against the published schema and the format's own checks."""
     if not isinstance(document, dict):
         raise ApiError(422, "invalid_snapshot", "the snapshot must be a JSON object in the mcpdex format")
-    _refuse_unstorable(document, "snapshot field")
+    # Nesting was checked with the limits (check_limits), before this.
     _first_error(_snapshot_validator(), document, "snapshot", "invalid_snapshot")
     try:
         snapshot = parse_snapshot(json.dumps(document), origin="snapshot")
@@ -265,7 +265,7 @@ async def read_json(request: Request) -> Any:
         ) from None
     except ValueError as exc:
         raise ApiError(400, "invalid_json", f"the request body is not valid JSON ({exc})"[:300]) from None
-    # Numbers and text anywhere in the body; nesting is checked on the snapshot (_check_snapshot).
+    # Numbers and text anywhere in the body; nesting is checked on the snapshot (check_limits).
     _refuse_unstorable(body, "body field", max_depth=None)
     return body
 
@@ -300,11 +300,13 @@ async def require_token(request: Request, server: str) -> TokenRecord:
 
 
 def check_limits(document: Any, limits: Limits) -> None:
-    """422 naming the first field of a submitted snapshot past a limit.
+    """422 naming the first field of a submitted snapshot nested past what any database can hold back
+    (``nesting_too_deep``), then the first past a configured limit (``over_limit``).
 
-    Checked before the published schema, whose check costs far more per tool than this walk.
+    Checked before the published schema, whose check costs far more per tool than these walks.
     """
     if isinstance(document, dict):
+        _refuse_unstorable(document, "snapshot field")
         violation = next(iter(limits.violations(document)), None)
         if violation is not None:
             raise ApiError(422, "over_limit", f"snapshot field {violation.message}; see GET /api/limits")
@@ -836,6 +838,15 @@ async def check_compatibility(request: Request) -> Response:
     check_limits(body, request.app.state.scores.limits)
     candidate = _check_snapshot(body)
     base = await _db(request.app.state.store.snapshot, name, _looked_up(request, "version"))
+    past = next(iter(request.app.state.scores.limits.violations(base)), None)
+    if past is not None:
+        # A version stored before the limits were enforced: the diff is only bounded within them.
+        raise ApiError(
+            422,
+            "over_limit",
+            f"the stored version of {name!r} is past the limits ({past.message}), so it cannot be "
+            "compared; record a version within them (GET /api/limits)",
+        )
     # The same schema judgement as `mcpdex check --no-quality`: compatible means that gate would pass.
     report = await to_thread.run_sync(
         partial(

@@ -865,7 +865,7 @@ class Store:
         """
         digest = self.version_digest(server, version)
         (row,) = self._query(_SQL_SNAPSHOT, server_id=self._server_id(server), digest=digest)
-        return json.loads(row["snapshot"])
+        return _stored_json(row["snapshot"])
 
     def latest_version(self, server: str) -> VersionRecord | None:
         """The latest version of ``server`` with its snapshot; None when it has none or is not recorded.

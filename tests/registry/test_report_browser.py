@@ -252,10 +252,10 @@ def test_a_visitor_filters_the_index_and_opens_a_server_and_a_tool(browser, peer
     assert [rows.nth(i).is_visible() for i in range(2)].count(True) == 2
 
     page.get_by_role("button", name="Tools").click()
-    counts = [int(rows.nth(i).locator("td.num").inner_text()) for i in range(2)]
+    counts = [int(rows.nth(i).locator("td.num").first.inner_text()) for i in range(2)]
     assert counts == sorted(counts)
     page.get_by_role("button", name="Tools").click()
-    counts = [int(rows.nth(i).locator("td.num").inner_text()) for i in range(2)]
+    counts = [int(rows.nth(i).locator("td.num").first.inner_text()) for i in range(2)]
     assert counts == sorted(counts, reverse=True)
 
     page.get_by_role("link", name="time", exact=True).click()
