@@ -1085,8 +1085,9 @@ def _telling_name_word(word: str) -> bool:
 
 
 @lru_cache(maxsize=256)
-def _names_vocabulary(names: frozenset[str]) -> frozenset[str]:
-    """The telling words of a set of names, and the names themselves; one server's tools share it."""
+def names_vocabulary(names: frozenset[str]) -> frozenset[str]:
+    """The telling words of a set of names, and the names themselves; one server's tools share it (its
+    index, ``scoring.toolset.ToolNames``, computes it once for all of them)."""
     words = {word for other in names for word in name_words(other) if _telling_name_word(word)}
     return frozenset(
         words
@@ -1101,15 +1102,11 @@ def own_words(name: str) -> frozenset[str]:
     return frozenset(own | {word[:-1] for word in own if word.endswith("s") and not word.endswith("ss")})
 
 
-def vocabulary_of(name: str, siblings: tuple[str, ...], params: dict[str, Any]) -> frozenset[str]:
-    """Words specific to this tool whatever their frequency: its name's, its parameters', its siblings'."""
+def vocabulary_of(name: str, server_vocabulary: frozenset[str], params: dict[str, Any]) -> frozenset[str]:
+    """Words specific to this tool whatever their frequency: its name's, its parameters', and those of
+    the server's tool names (``server_vocabulary``, see ``names_vocabulary``)."""
     named = {param.lower() for param in params if len(param) > 2 and param.lower() not in _UNINFORMATIVE}
-    return (
-        own_words(name)
-        | frozenset(named)
-        | _names_vocabulary(frozenset(params))
-        | _names_vocabulary(frozenset((name, *siblings)))
-    )
+    return own_words(name) | frozenset(named) | names_vocabulary(frozenset(params)) | server_vocabulary
 
 
 @lru_cache(maxsize=16384)
@@ -1286,15 +1283,20 @@ def analyze(
     name: str = "",
     siblings: Sequence[str] = (),
     params: dict[str, Any] | None = None,
+    server_vocabulary: frozenset[str] | None = None,
 ) -> Analysis:
-    """Read ``description`` of tool ``name`` among ``siblings`` with input ``params`` (name -> schema)."""
+    """Read ``description`` of tool ``name`` among ``siblings`` with input ``params`` (name -> schema).
+    ``server_vocabulary`` is ``names_vocabulary`` of every tool name of the server, which a server's
+    index computes once; without it the names of ``name`` and ``siblings`` are read here."""
     text = description.strip()
     analysis = Analysis(text=text, supported=is_supported_language(text), words=count_words(text))
     all_sentences = split_sentences(_join_lists(text))
     tokens = _TOKEN.findall(text)
     analysis.identifiers = [token for token in tokens if is_identifier(token)]
     analysis.siblings_named = _siblings_in(text, tokens, siblings)
-    vocabulary = vocabulary_of(name, siblings, params or {})
+    if server_vocabulary is None:
+        server_vocabulary = names_vocabulary(frozenset((name, *siblings)))
+    vocabulary = vocabulary_of(name, server_vocabulary, params or {})
     seen: set[str] = set()
     every_sentence = Joined(all_sentences)
     priorities, promotions, emphases = map(
