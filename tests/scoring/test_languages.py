@@ -123,3 +123,32 @@ def test_short_english_phrases_the_detector_cannot_place_stay_english() -> None:
         "Screenshot",
     ):
         assert language_of(text) == "English", text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Liest die Seiten einer PDF-Datei und gibt ihren Text zurück.",
+        "Lee las páginas de un archivo PDF y devuelve su texto.",
+    ],
+)
+def test_an_unusable_input_schema_scores_parameters_1_in_any_language(text: str) -> None:
+    pages = {"type": "integer", "exclusiveMinimum": True, "minimum": 0, "description": "Seite."}
+    card = score_snapshot(snapshot_of(make_tool("read_pdf", text, {"page": pages})))["tools"][0]
+    assert "Unsupported Language" in card["flags"]
+    assert card["dimensions"]["parameters"]["score"] == 1, card["dimensions"]["parameters"]
+
+
+def test_further_statements_cost_conciseness_at_the_rate_english_ones_pad() -> None:
+    base = "Liest die Seiten einer PDF-Datei und gibt ihren Text zurück."
+    filler = [
+        "Dieses Werkzeug ist sehr nützlich für viele Aufgaben.",
+        "Es hilft Ihnen bei Ihrer täglichen Arbeit mit Dokumenten.",
+        "Sie können es jederzeit und überall verwenden.",
+    ]
+    scores = []
+    for count in range(len(filler) + 1):
+        text = " ".join([base, *filler[:count]])
+        card = score_snapshot(snapshot_of(make_tool("read_pdf", text)))["tools"][0]
+        scores.append(card["dimensions"]["conciseness"]["score"])
+    assert scores == sorted(scores, reverse=True) and scores[-1] < scores[0], scores
