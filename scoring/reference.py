@@ -223,10 +223,14 @@ def scoring_markdown() -> str:
         "Purpose at 2. Smells are the dimensions below 3. A description that is not English, in any script "
         "(Chinese by its letters; German, Spanish, French, Portuguese, Italian or Dutch told offline by "
         "lingua when English function words are rare), is flagged `Unsupported Language` and scored on "
-        "structure alone: a stated purpose 4 (5 naming a sibling), usage and behaviour 2 (3 with three or "
-        "more further statements; usage 4 naming a sibling), parameters from the schema and the parameters "
-        "named in the text, conciseness from the word budget, completeness from schema, annotations and "
-        "output schema; every justification says so and names the language.",
+        "structure alone: a stated purpose 4 (5 naming a sibling), usage 2 (3 with three or more further "
+        "statements, 4 naming a sibling), behaviour 2 (3 with two or more), parameters from the schema and "
+        "the parameters named in the text (1 for an unusable input schema), conciseness from the word "
+        "budget less the faults of wording English descriptions of as many statements average, "
+        "completeness as the English sum with what only the words could show counted at the rate English "
+        "descriptions of as many statements show it. A further statement counts only when it says "
+        "something specific (a number, an identifier, or a word rare in its language by wordfreq), so "
+        "filler sentences earn nothing; every justification says so and names the language.",
         "",
     ]
     out += [

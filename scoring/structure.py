@@ -14,9 +14,10 @@ from __future__ import annotations
 import math
 import re
 
+from scoring import lexicon
 from scoring.dimensions import Scored, ToolView, unusable_input_schema, word_budget
-from scoring.language import VERB_KIND, split_sentences
-from scoring.languages import language_of
+from scoring.language import VERB_KIND, is_identifier, split_sentences
+from scoring.languages import iso_code, language_of
 from scoring.signals import described_parameters
 from scoring.toolset import name_verb
 
@@ -48,18 +49,33 @@ def _mentioned(view: ToolView) -> list[str]:
 
 def further_statements(description: str) -> int:
     """Sentences after the first that state something new: four words or more, two of them not used in
-    an earlier sentence. In English such sentences mostly say when to use the tool and what it does
-    beyond its purpose; in any language their count is the structure that tracks it. List items are
-    not counted: they enumerate fields or options rather than say when or how."""
+    an earlier sentence, and one that says something specific (a number, an identifier, or a word rare
+    in the description's language as wordfreq counts it, as the English evidence is judged), so that
+    filler ("This tool is very useful for many tasks") is no statement. In English such sentences mostly
+    say when to use the tool and what it does beyond its purpose; in any language their count is the
+    structure that tracks it. List items are not counted: they enumerate fields or options rather than
+    say when or how."""
+    language = iso_code(language_of(description))
     seen: set[str] = set()
     count = 0
     prose = _LIST_ITEM.sub("", description)
     for index, sentence in enumerate(split_sentences(prose)):
         words = {word.lower() for word in _WORD.findall(sentence)}
-        if index and words_in(sentence) >= 4 and len(words - seen) >= 2:
+        if index and words_in(sentence) >= 4 and len(words - seen) >= 2 and _specific(sentence, language):
             count += 1
         seen |= words
     return count
+
+
+def _specific(sentence: str, language: str | None) -> bool:
+    """Whether the sentence holds a number, an identifier or a word rare in ``language``; without
+    word frequencies for the language (a script other than Latin), every sentence may."""
+    if language is None or any(char.isdigit() for char in sentence):
+        return True
+    tokens = re.findall(r"[\w.-]+", sentence)
+    return any(is_identifier(token) for token in tokens) or any(
+        not lexicon.is_generic_in(word, language) for word in _WORD.findall(sentence) if len(word) > 2
+    )
 
 
 def purpose(view: ToolView, words: int) -> Scored:
