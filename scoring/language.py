@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Sequence, Set
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -1102,11 +1102,29 @@ def own_words(name: str) -> frozenset[str]:
     return frozenset(own | {word[:-1] for word in own if word.endswith("s") and not word.endswith("ss")})
 
 
-def vocabulary_of(name: str, server_vocabulary: frozenset[str], params: dict[str, Any]) -> frozenset[str]:
+@dataclass(frozen=True)
+class Vocabulary:
+    """Words specific to one tool (``own``) and to every tool of its server (``server``, one set shared
+    by all of them): membership asks both, so no tool copies the server's words, which would make a
+    server of n tools cost n² however its tools are read."""
+
+    own: frozenset[str]
+    server: frozenset[str]
+
+    def __contains__(self, word: object) -> bool:
+        return word in self.own or word in self.server
+
+    def __or__(self, words: Set[str]) -> Vocabulary:
+        return Vocabulary(self.own | words, self.server)
+
+
+def vocabulary_of(name: str, server_vocabulary: Vocabulary, params: dict[str, Any]) -> Vocabulary:
     """Words specific to this tool whatever their frequency: its name's, its parameters', and those of
     the server's tool names (``server_vocabulary``, see ``names_vocabulary``)."""
     named = {param.lower() for param in params if len(param) > 2 and param.lower() not in _UNINFORMATIVE}
-    return own_words(name) | frozenset(named) | names_vocabulary(frozenset(params)) | server_vocabulary
+    return Vocabulary(
+        own_words(name) | frozenset(named) | names_vocabulary(frozenset(params)), server_vocabulary
+    )
 
 
 @lru_cache(maxsize=16384)
@@ -1125,7 +1143,7 @@ def _telling(word: str) -> bool:
 
 
 @lru_cache(maxsize=8192)
-def specific_words(text: str, vocabulary: frozenset[str]) -> tuple[str, ...]:
+def specific_words(text: str, vocabulary: Vocabulary) -> tuple[str, ...]:
     """The words of ``text`` that say something specific: numbers, identifiers, quoted values, the tool's
     own vocabulary, and words rare in English (wordfreq); common words ("result", "needed") say nothing."""
     found = [match.group(0) for match in _QUOTED.finditer(text)] + _NUMBER.findall(text)
@@ -1161,7 +1179,7 @@ def _join_lists(text: str) -> str:
     return "\n".join(out)
 
 
-def _drop_padding(analysis: Analysis, vocabulary: frozenset[str]) -> None:
+def _drop_padding(analysis: Analysis, vocabulary: Vocabulary) -> None:
     """Set aside boilerplate: sentences with nothing specific to the tool in them (filler, headers with
     nothing under them)."""
     if not analysis.supported:
@@ -1208,7 +1226,7 @@ def _clause_end(text: str, start: int, part_end: int) -> int:
     return part_end
 
 
-def _evidence(joined: Joined, match: re.Match[str], vocabulary: frozenset[str]) -> bool:
+def _evidence(joined: Joined, match: re.Match[str], vocabulary: Vocabulary) -> bool:
     """Whether the clause around a cue says something specific beyond the cue itself.
 
     The clause runs between commas, semicolons and full stops; after a header's colon ("When to use this
@@ -1234,9 +1252,7 @@ def _evidence(joined: Joined, match: re.Match[str], vocabulary: frozenset[str]) 
     return bool(specific_words(window, vocabulary))
 
 
-def _first_evidence_per_part(
-    joined: Joined, cue: Cue, vocabulary: frozenset[str]
-) -> dict[int, re.Match[str]]:
+def _first_evidence_per_part(joined: Joined, cue: Cue, vocabulary: Vocabulary) -> dict[int, re.Match[str]]:
     """The first match of ``cue`` in each part whose clause carries evidence."""
     found: dict[int, re.Match[str]] = {}
     for match in cue.finditer(joined.text, joined.heads):
@@ -1283,7 +1299,7 @@ def analyze(
     name: str = "",
     siblings: Sequence[str] = (),
     params: dict[str, Any] | None = None,
-    server_vocabulary: frozenset[str] | None = None,
+    server_vocabulary: Vocabulary | None = None,
 ) -> Analysis:
     """Read ``description`` of tool ``name`` among ``siblings`` with input ``params`` (name -> schema).
     ``server_vocabulary`` is ``names_vocabulary`` of every tool name of the server, which a server's
