@@ -234,14 +234,21 @@ def behavior(view: ToolView, purpose_score: int) -> Scored:
     return score, text
 
 
+def unusable_input_schema(view: ToolView) -> Scored | None:
+    """Parameters 1 when the input schema is unusable, whatever the description says in any language."""
+    if not view.schema_problem:
+        return None
+    return 1, (
+        f"The input schema is unusable ({view.schema_problem}), so an agent cannot tell what to pass; "
+        'declare {"type": "object", "properties": {…}} (an empty one for no parameters) to earn more.'
+    )
+
+
 def parameters(view: ToolView) -> Scored:
     a, signals = view.analysis, view.signals
     count = signals["paramCount"]
-    if view.schema_problem:
-        return 1, (
-            f"The input schema is unusable ({view.schema_problem}), so an agent cannot tell what to pass; "
-            'declare {"type": "object", "properties": {…}} (an empty one for no parameters) to earn more.'
-        )
+    if unusable := unusable_input_schema(view):
+        return unusable
     if count == 0:
         covered = a.disclosures.get("scope and limits") or a.disclosures.get("return shape")
         if covered:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Sequence, Set
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -1085,8 +1085,9 @@ def _telling_name_word(word: str) -> bool:
 
 
 @lru_cache(maxsize=256)
-def _names_vocabulary(names: frozenset[str]) -> frozenset[str]:
-    """The telling words of a set of names, and the names themselves; one server's tools share it."""
+def names_vocabulary(names: frozenset[str]) -> frozenset[str]:
+    """The telling words of a set of names, and the names themselves; one server's tools share it (its
+    index, ``scoring.toolset.ToolNames``, computes it once for all of them)."""
     words = {word for other in names for word in name_words(other) if _telling_name_word(word)}
     return frozenset(
         words
@@ -1101,14 +1102,28 @@ def own_words(name: str) -> frozenset[str]:
     return frozenset(own | {word[:-1] for word in own if word.endswith("s") and not word.endswith("ss")})
 
 
-def vocabulary_of(name: str, siblings: tuple[str, ...], params: dict[str, Any]) -> frozenset[str]:
-    """Words specific to this tool whatever their frequency: its name's, its parameters', its siblings'."""
+@dataclass(frozen=True)
+class Vocabulary:
+    """Words specific to one tool (``own``) and to every tool of its server (``server``, one set shared
+    by all of them): membership asks both, so no tool copies the server's words, which would make a
+    server of n tools cost n² however its tools are read."""
+
+    own: frozenset[str]
+    server: frozenset[str]
+
+    def __contains__(self, word: object) -> bool:
+        return word in self.own or word in self.server
+
+    def __or__(self, words: Set[str]) -> Vocabulary:
+        return Vocabulary(self.own | words, self.server)
+
+
+def vocabulary_of(name: str, server_vocabulary: Vocabulary, params: dict[str, Any]) -> Vocabulary:
+    """Words specific to this tool whatever their frequency: its name's, its parameters', and those of
+    the server's tool names (``server_vocabulary``, see ``names_vocabulary``)."""
     named = {param.lower() for param in params if len(param) > 2 and param.lower() not in _UNINFORMATIVE}
-    return (
-        own_words(name)
-        | frozenset(named)
-        | _names_vocabulary(frozenset(params))
-        | _names_vocabulary(frozenset((name, *siblings)))
+    return Vocabulary(
+        own_words(name) | frozenset(named) | names_vocabulary(frozenset(params)), server_vocabulary
     )
 
 
@@ -1128,7 +1143,7 @@ def _telling(word: str) -> bool:
 
 
 @lru_cache(maxsize=8192)
-def specific_words(text: str, vocabulary: frozenset[str]) -> tuple[str, ...]:
+def specific_words(text: str, vocabulary: Vocabulary) -> tuple[str, ...]:
     """The words of ``text`` that say something specific: numbers, identifiers, quoted values, the tool's
     own vocabulary, and words rare in English (wordfreq); common words ("result", "needed") say nothing."""
     found = [match.group(0) for match in _QUOTED.finditer(text)] + _NUMBER.findall(text)
@@ -1164,7 +1179,7 @@ def _join_lists(text: str) -> str:
     return "\n".join(out)
 
 
-def _drop_padding(analysis: Analysis, vocabulary: frozenset[str]) -> None:
+def _drop_padding(analysis: Analysis, vocabulary: Vocabulary) -> None:
     """Set aside boilerplate: sentences with nothing specific to the tool in them (filler, headers with
     nothing under them)."""
     if not analysis.supported:
@@ -1211,7 +1226,7 @@ def _clause_end(text: str, start: int, part_end: int) -> int:
     return part_end
 
 
-def _evidence(joined: Joined, match: re.Match[str], vocabulary: frozenset[str]) -> bool:
+def _evidence(joined: Joined, match: re.Match[str], vocabulary: Vocabulary) -> bool:
     """Whether the clause around a cue says something specific beyond the cue itself.
 
     The clause runs between commas, semicolons and full stops; after a header's colon ("When to use this
@@ -1237,9 +1252,7 @@ def _evidence(joined: Joined, match: re.Match[str], vocabulary: frozenset[str]) 
     return bool(specific_words(window, vocabulary))
 
 
-def _first_evidence_per_part(
-    joined: Joined, cue: Cue, vocabulary: frozenset[str]
-) -> dict[int, re.Match[str]]:
+def _first_evidence_per_part(joined: Joined, cue: Cue, vocabulary: Vocabulary) -> dict[int, re.Match[str]]:
     """The first match of ``cue`` in each part whose clause carries evidence."""
     found: dict[int, re.Match[str]] = {}
     for match in cue.finditer(joined.text, joined.heads):
@@ -1286,15 +1299,20 @@ def analyze(
     name: str = "",
     siblings: Sequence[str] = (),
     params: dict[str, Any] | None = None,
+    server_vocabulary: Vocabulary | None = None,
 ) -> Analysis:
-    """Read ``description`` of tool ``name`` among ``siblings`` with input ``params`` (name -> schema)."""
+    """Read ``description`` of tool ``name`` among ``siblings`` with input ``params`` (name -> schema).
+    ``server_vocabulary`` is ``names_vocabulary`` of every tool name of the server, which a server's
+    index computes once; without it the names of ``name`` and ``siblings`` are read here."""
     text = description.strip()
     analysis = Analysis(text=text, supported=is_supported_language(text), words=count_words(text))
     all_sentences = split_sentences(_join_lists(text))
     tokens = _TOKEN.findall(text)
     analysis.identifiers = [token for token in tokens if is_identifier(token)]
     analysis.siblings_named = _siblings_in(text, tokens, siblings)
-    vocabulary = vocabulary_of(name, siblings, params or {})
+    if server_vocabulary is None:
+        server_vocabulary = names_vocabulary(frozenset((name, *siblings)))
+    vocabulary = vocabulary_of(name, server_vocabulary, params or {})
     seen: set[str] = set()
     every_sentence = Joined(all_sentences)
     priorities, promotions, emphases = map(

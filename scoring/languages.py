@@ -134,6 +134,17 @@ def _script(letters: list[str]) -> str:
     }.get(script, script.title())
 
 
+def iso_code(language: str) -> str | None:
+    """The ISO 639-1 code of a Latin-script language ``language_of`` names (``"German"`` -> ``"de"``),
+    None for a script or English."""
+    name = language.upper()
+    if name not in DETECTED_LANGUAGES or name == "ENGLISH":
+        return None
+    from lingua import Language
+
+    return str(getattr(Language, name).iso_code_639_1.name.lower())
+
+
 @cache
 def _detector() -> Any:
     from lingua import Language, LanguageDetectorBuilder

@@ -27,6 +27,8 @@ GENERIC_ZIPF = 4.0
 # Words this common ("page", "title", "needed", about once in 10,000 words) are everyday English even in a
 # tool's own name; "weather", "issues" and "file" are not quite, and name what the tool is about.
 EVERYDAY_ZIPF = 5.0
+# How much rarer one inflected form reads in a language that inflects more than English.
+_INFLECTED_ZIPF = 0.5
 _KEPT_ZIPF = 3.0  # the cache stores frequencies down to here; anything rarer reads as rare
 _VERB_ZIPF = 1.5  # verb forms are looked up for every word at least this common
 _PARTICLES = ("up", "out", "down", "off", "in", "over", "back")
@@ -96,6 +98,17 @@ def zipf(word: str) -> float:
 def is_generic(word: str) -> bool:
     """Whether ``word`` is so common in English that it says nothing specific on its own."""
     return zipf(word) >= GENERIC_ZIPF
+
+
+@lru_cache(maxsize=16384)
+def is_generic_in(word: str, language: str) -> bool:
+    """Whether ``word`` is so common in the language of ISO 639-1 code ``language`` ("de", "es") that it
+    says nothing specific on its own. Read from wordfreq itself: it is asked only for descriptions that
+    are not in English. German and the Romance languages spread a word over many more inflected forms
+    than English ("usarla", "überschreibt"), each rarer for it, so the line is half a point lower."""
+    import wordfreq
+
+    return wordfreq.zipf_frequency(word, language) >= GENERIC_ZIPF - _INFLECTED_ZIPF
 
 
 @lru_cache(maxsize=1)

@@ -39,7 +39,9 @@ def _score_one(
     signals = context_signals(tool)
     description = _description(tool)
     params = properties_of(tool.get("inputSchema"))
-    analysis = analyze(description, name=name, siblings=siblings, params=params)
+    analysis = analyze(
+        description, name=name, siblings=siblings, params=params, server_vocabulary=siblings.vocabulary
+    )
     schema_lints = lints.schema_findings(tool)
     flags: list[str] = []
     contradiction = None

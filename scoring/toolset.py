@@ -14,7 +14,7 @@ from functools import lru_cache
 from itertools import islice
 from typing import overload
 
-from scoring.language import STOPWORDS, VERB_KIND, name_words, verb_lemma, word_tokens
+from scoring.language import STOPWORDS, VERB_KIND, name_words, names_vocabulary, verb_lemma, word_tokens
 
 # Words of a tool name that join or qualify its words without naming a resource.
 _CONNECTORS = frozenset(["by", "all", "for", "v2", "a", "the", "or", "and", "to", "from", "of", "in", "with"])
@@ -164,6 +164,14 @@ class ToolNames:
         self._by_verb = {key: sorted(names) for key, names in by_verb.items()}
         self._alike: tuple[list[tuple[int, int, float]], bool] | None = None
         self._alike_by_tool: dict[int, dict[str, float]] | None = None
+        self._vocabulary: frozenset[str] | None = None
+
+    @property
+    def vocabulary(self) -> frozenset[str]:
+        """The telling words of every tool name of the server, read once for all its tools."""
+        if self._vocabulary is None:
+            self._vocabulary = names_vocabulary(frozenset(self.names))
+        return self._vocabulary
 
     def siblings_of(self, name: str) -> Siblings:
         return Siblings(self, name)
@@ -232,6 +240,11 @@ class Siblings(Sequence[str]):
         self._names = names
         self.name = name
         self._skip = names.position.get(name, len(names.names))
+
+    @property
+    def vocabulary(self) -> frozenset[str]:
+        """The telling words of the server's tool names, this one's included (``ToolNames.vocabulary``)."""
+        return self._names.vocabulary
 
     def __len__(self) -> int:
         return len(self._names.names) - (self._skip < len(self._names.names))

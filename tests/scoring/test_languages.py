@@ -123,3 +123,63 @@ def test_short_english_phrases_the_detector_cannot_place_stay_english() -> None:
         "Screenshot",
     ):
         assert language_of(text) == "English", text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Liest die Seiten einer PDF-Datei und gibt ihren Text zurück.",
+        "Lee las páginas de un archivo PDF y devuelve su texto.",
+    ],
+)
+def test_an_unusable_input_schema_scores_parameters_1_in_any_language(text: str) -> None:
+    pages = {"type": "integer", "exclusiveMinimum": True, "minimum": 0, "description": "Seite."}
+    card = score_snapshot(snapshot_of(make_tool("read_pdf", text, {"page": pages})))["tools"][0]
+    assert "Unsupported Language" in card["flags"]
+    assert card["dimensions"]["parameters"]["score"] == 1, card["dimensions"]["parameters"]
+
+
+FILLER = {
+    "de": (
+        "Liest die Seiten einer PDF-Datei und gibt ihren Text zurück.",
+        [
+            "Dieses Werkzeug ist sehr nützlich für viele Aufgaben.",
+            "Es hilft Ihnen bei Ihrer täglichen Arbeit.",
+            "Sie können es jederzeit und überall verwenden.",
+        ],
+    ),
+    "es": (
+        "Lee las páginas de un archivo PDF y devuelve su texto.",
+        [
+            "Esta herramienta es muy útil para muchas tareas.",
+            "Le ayuda en su trabajo de cada día.",
+            "Puede usarla en cualquier momento y lugar.",
+        ],
+    ),
+}
+
+
+@pytest.mark.parametrize("code", FILLER)
+def test_filler_sentences_never_raise_a_score_in_another_language(code: str) -> None:
+    base, filler = FILLER[code]
+    before = score_snapshot(snapshot_of(make_tool("read_pdf", base)))["tools"][0]
+    for count in range(1, len(filler) + 1):
+        text = " ".join([base, *filler[:count]])
+        after = score_snapshot(snapshot_of(make_tool("read_pdf", text)))["tools"][0]
+        assert "Unsupported Language" in after["flags"]
+        for key, entry in after["dimensions"].items():
+            assert entry["score"] <= before["dimensions"][key]["score"], (count, key, entry["justification"])
+
+
+def test_statements_with_something_specific_count_in_another_language() -> None:
+    base = "Legt eine neue Datei an oder überschreibt eine bestehende Datei mit neuem Inhalt."
+    said = [
+        "Bestehende Dateien werden ohne Warnung überschrieben.",
+        "Verarbeitet Textinhalte mit der richtigen Kodierung.",
+        "Funktioniert nur innerhalb der erlaubten Verzeichnisse.",
+    ]
+    before = score_snapshot(snapshot_of(make_tool("write_file", base)))["tools"][0]["dimensions"]
+    after = score_snapshot(snapshot_of(make_tool("write_file", " ".join([base, *said]))))["tools"][0][
+        "dimensions"
+    ]
+    assert after["behavior"]["score"] > before["behavior"]["score"], after["behavior"]["justification"]

@@ -10,6 +10,7 @@ from itertools import combinations
 import pytest
 
 from scoring import score_snapshot, toolset
+from scoring.language import vocabulary_of
 from scoring.toolset import Siblings, ToolNames, content, jaccard
 from tests.conftest import CORPUS, require
 from tests.scoring.conftest import make_tool, snapshot_of
@@ -189,3 +190,10 @@ def test_the_index_finds_every_pair_all_pairs_would_on_the_corpus() -> None:
         assert index.alike_pairs() == (every_pair, False), entry["tools"][0]["name"]
         checked += len(every_pair)
     assert checked > 20  # the corpus does have servers whose descriptions read alike
+
+
+def test_no_tool_copies_the_vocabulary_of_the_servers_names() -> None:
+    names = ToolNames(f"fetch_gadget_{index}" for index in range(300))
+    vocabulary = vocabulary_of("fetch_gadget_7", names.siblings_of("fetch_gadget_7").vocabulary, {"sku": {}})
+    assert vocabulary.server is names.vocabulary and "fetch_gadget_299" in vocabulary
+    assert "sku" in vocabulary and len(vocabulary.own) < 10, vocabulary.own
