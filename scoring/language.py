@@ -288,6 +288,8 @@ _PREPOSITIONS = frozenset(
 )
 _COORDINATORS = frozenset(["and", "or"])
 _SLASH_AS_OR = re.compile(r"/+")
+# A rate ("$0.01/call", "100/day"): the word after the slash is a unit, never the verb of a purpose.
+_RATE = re.compile(r"\d[\d.,]*\s*/\s*[A-Za-z]+")
 
 # --- patterns -------------------------------------------------------------------------------------
 
@@ -865,7 +867,8 @@ def _find_purpose(sentence: str) -> tuple[str | None, str | None, int | None, st
         stripped = stripped[match.end() :]
     clause = _CLAUSE_BREAK.split(stripped, maxsplit=1)[0]
     # "Calculates/evaluates …": either side of a slash is a word of its own.
-    words = [part for word in word_tokens(stripped) for part in _SLASH_AS_OR.sub(" or ", word).split()]
+    tokens = word_tokens(_RATE.sub(" ", stripped))
+    words = [part for word in tokens for part in _SLASH_AS_OR.sub(" or ", word).split()]
     for position, word in enumerate(words[:14]):
         following = words[position + 1] if position + 1 < len(words) else ""
         lemma = purpose_verb(word, following)

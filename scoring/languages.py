@@ -18,6 +18,8 @@ from typing import Any
 # Prose words: no digit, underscore or inner capital, not part of a domain name. Identifiers, acronyms
 # (HTTP, PUT), code and names are the same in every language and only mislead the detector.
 _PROSE_WORD = re.compile(r"(?<![\w`./-])[^\W\d_][^\W\d_A-Z]*(?:['’-][^\W\d_]+)*(?![\w`/]|\.\w)")
+# A URL, scheme and all ("https" is no word of any language), taken out before prose words are read.
+_URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S*", re.IGNORECASE)
 _SENTENCE_START = frozenset(".!?:;\n(-\"'")
 # The Latin-script languages told apart from English; other scripts are not English by their letters.
 DETECTED_LANGUAGES = ("ENGLISH", "GERMAN", "SPANISH", "FRENCH", "PORTUGUESE", "ITALIAN", "DUTCH")
@@ -106,9 +108,11 @@ def _prose_words(text: str) -> list[str]:
     """The words of ``text`` that belong to its language: not identifiers or acronyms, nor a small word
     between two capitalised ones inside a sentence, which is part of a name ("Museum of Art")."""
     kept: list[tuple[str, bool]] = []  # (word, whether it is capitalised inside a sentence)
+    text = _URL.sub(" ", text)
     for match in _PROSE_WORD.finditer(text):
         word = match.group(0)
-        if len(word) > 1 and word.isupper():
+        # Acronyms, and words of another script, which the Latin-script detector has no model of.
+        if (len(word) > 1 and word.isupper()) or not all(map(_latin, word)):
             continue
         before = text[: match.start()].rstrip()
         kept.append((word, word[0].isupper() and bool(before) and before[-1] not in _SENTENCE_START))

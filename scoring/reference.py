@@ -143,18 +143,21 @@ judge is an LLM whose scores move by one between runs. Measured on 2026-12-01:
 | dimension | n | exact | within ±1 | Spearman ρ | mean bias | length: exact | ±1 | ρ |
 |---|---|---|---|---|---|---|---|---|
 | behavior | 204 | 59% | 94% | 0.58 | -0.03 | 56% | 90% | 0.53 |
-| conciseness | 204 | 53% | 91% | 0.25 | +0.13 | 55% | 89% | 0.27 |
-| completeness | 204 | 45% | 91% | 0.68 | +0.23 | 49% | 88% | 0.58 |
+| conciseness | 204 | 53% | 94% | 0.36 | +0.10 | 55% | 89% | 0.27 |
+| completeness | 204 | 48% | 92% | 0.70 | +0.19 | 49% | 88% | 0.58 |
 | parameters | 108 | 61% | 94% | 0.72 | +0.04 | 41% | 81% | 0.43 |
 
-Still wrong: Conciseness ranks tools below length (ρ 0.25 against 0.27, where the test asks at least
-length's; the target is 0.55). Glama's Conciseness rises with the amount said (short descriptions of
+Still wrong: Conciseness ranks tools only a little better than length (ρ 0.36 against 0.27; the target
+is 0.55). A URL (scheme and all) and words of another script are not read as Latin prose when the
+language is named, so English boilerplate under a title in another script is read as English; and the
+unit of a rate ("$0.02/call") is never taken for the purpose verb, so a text whose only English is its
+price and URL is not front-loaded. Glama's Conciseness rises with the amount said (short descriptions of
 tools with several parameters are marked down hardest) and most of its scores are 5, so ρ rests on few
-tools; boilerplate costs a point here by design, which Glama does not do. The 17 non-English
-descriptions of the set are scored on structure alone, which expects the faults of wording it cannot
-read at the rate English descriptions of as many statements show them; on those tools Glama's
-Conciseness follows nothing the structure shows, and they cost ρ 0.02 against reading them as English.
-Completeness runs a little generous (+0.23). Evidence is judged by words, so
+tools; boilerplate costs a point here by design, which Glama does not do. The 8 descriptions of the
+set whose prose is not English are scored on structure alone, which expects the faults of wording it
+cannot read at the rate English descriptions of as many statements show them; on those tools Glama's
+Conciseness follows nothing the structure shows. Completeness runs a little generous (+0.19).
+Evidence is judged by words, so
 a rare word that is itself the cue ("Authentication: as needed") still counts towards Conciseness's word
 budget, and a tool's own word used as a label ("Note: …" on a notes tool) reads as specific."""
 

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from scoring import language, lints
+from scoring import language, lints, score_snapshot
 from scoring.language import (
     _RUN,
     Cue,
@@ -17,6 +17,7 @@ from scoring.language import (
     reads_in_lower_case,
     split_sentences,
 )
+from tests.scoring.conftest import make_tool, snapshot_of
 
 CUES = [
     value for module in (language, lints) for value in vars(module).values() if isinstance(value, Cue)
@@ -153,3 +154,11 @@ def test_sentences_break_at_no_abbreviation_in_any_case() -> None:
         "Then stop.",
     ]
     assert split_sentences("Tri — e.g. par date. Fin.") == ["Tri — e.g. par date.", "Fin."]
+
+
+def test_the_unit_of_a_rate_is_never_the_purpose_verb() -> None:
+    priced_tool = make_tool("quote", "Stock quotes — $0.03/call, 100/day.")
+    priced = score_snapshot(snapshot_of(priced_tool))["tools"][0]
+    assert "not front-loaded" in priced["dimensions"]["conciseness"]["justification"]
+    led = score_snapshot(snapshot_of(make_tool("quote", "Search stock quotes — $0.03/call.")))["tools"][0]
+    assert "purpose first" in led["dimensions"]["conciseness"]["justification"]

@@ -183,3 +183,17 @@ def test_statements_with_something_specific_count_in_another_language() -> None:
         "dimensions"
     ]
     assert after["behavior"]["score"] > before["behavior"]["score"], after["behavior"]["justification"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # A title in another script, the rest English boilerplate and a URL.
+        "[Stocks] 股票报价 — $0.03/call (daily quota: 100/100 left) Docs: https://quotes.example.com/v1/stock-quote",
+        "[Weather] 天気予報 — $0.01/call (free tier: 20/20 today) API: https://example.org/paid/forecast",
+    ],
+)
+def test_a_url_or_a_word_of_another_script_is_not_read_as_latin_prose(text: str) -> None:
+    assert language_of(text) == "English"
+    card = score_snapshot(snapshot_of(make_tool("stock_quote", text)))["tools"][0]
+    assert "Unsupported Language" not in card["flags"]
