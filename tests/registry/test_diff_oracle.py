@@ -240,6 +240,14 @@ def _diff(area: str, old: dict[str, Any], new: dict[str, Any]) -> list[dict[str,
     return [c for c in diff_snapshots(snapshot(old), snapshot(new)) if c["area"] == area]
 
 
+def _within_safe_integers(instance: Any) -> bool:
+    if isinstance(instance, dict):
+        return all(map(_within_safe_integers, instance.values()))
+    if isinstance(instance, list):
+        return all(map(_within_safe_integers, instance))
+    return not isinstance(instance, int) or isinstance(instance, bool) or abs(instance) <= SAFE
+
+
 def _instance_path(schema_path: str) -> list[str]:
     """The instance location a schema path points into (``*`` for any item or undeclared key)."""
     parts = [p.replace("~1", "/").replace("~0", "~") for p in schema_path.split("/")[1:]]
@@ -283,6 +291,10 @@ def _check(area: str, old: dict[str, Any], new: dict[str, Any], drawn: list[Any]
         elif change["level"] == "breaking":
             pytest.fail(f"breaking change without a witness: {change}")
     for instance in drawn:
+        if not _within_safe_integers(instance):
+            # Integers past ±(2**53 - 1) are outside what a JSON client can send exactly, and bounds
+            # at that range are normalised away as generator stamps: such a call proves nothing.
+            continue
         CHECKED["instances"] += 1
         assert accepts.is_valid(instance)
         errors = list(rejects.iter_errors(instance))
