@@ -390,13 +390,30 @@ def _counted(views: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _tool_changelog(entries: list[dict[str, Any]], tool: str, first: int) -> list[dict[str, Any]]:
-    """The versions that changed ``tool`` and the one it appeared in (at ``first``), with only its changes."""
-    kept = []
+def _views_by_tool(entries: list[dict[str, Any]]) -> list[dict[Any, list[dict[str, Any]]]]:
+    """For each changelog entry, its change views grouped by tool, in order: built once per server, so
+    each tool page looks its own up instead of scanning every change (quadratic in a large server)."""
+    grouped = []
     for entry in entries:
-        views = [view for view in entry["changes"] if view["tool"] == tool]
-        if views or entry["position"] == first:
-            kept.append(dict(entry, first=entry["position"] == first, **_counted(views)))
+        by_tool: dict[Any, list[dict[str, Any]]] = {}
+        for view in entry["changes"]:
+            by_tool.setdefault(view["tool"], []).append(view)
+        grouped.append(by_tool)
+    return grouped
+
+
+def _tool_changelog(
+    entries: list[dict[str, Any]], views: list[dict[Any, list[dict[str, Any]]]], tool: str, first: int
+) -> list[dict[str, Any]]:
+    """The versions that changed ``tool`` and the one it appeared in (at ``first``), with only its changes.
+
+    ``views`` is ``_views_by_tool(entries)``.
+    """
+    kept = []
+    for entry, by_tool in zip(entries, views, strict=True):
+        mine = by_tool.get(tool, [])
+        if mine or entry["position"] == first:
+            kept.append(dict(entry, first=entry["position"] == first, **_counted(mine)))
     return kept
 
 
@@ -842,6 +859,15 @@ def render_server_files(
         ).encode("utf-8"),
         f"{folder}/index.json": _json_bytes(_spliced_json(document, encoded, {*holders, id(document)})),
     }
+    views = _views_by_tool(context["changelog"])
+    cards: dict[Any, dict[str, Any]] = {}
+    for card in (server.scorecard or {}).get("tools") or []:
+        if isinstance(card, dict):
+            cards.setdefault(card.get("name"), card)
+    changes: dict[Any, list[dict[str, Any]]] = {}
+    for version in server.versions:
+        for change in version.get("changes") or []:
+            changes.setdefault(change.get("tool"), []).append({"version": version["label"], "change": change})
     for tool, view in zip(_tools(server.snapshot), context["tools"], strict=True):
         first, changed = _tool_timeline(concerning, view["name"])
         history = _history(server.versions, first, changed)
@@ -851,12 +877,13 @@ def render_server_files(
             **assets,
             **context,
             tool=view,
-            tool_changelog=_tool_changelog(context["changelog"], view["name"], first),
+            tool_changelog=_tool_changelog(context["changelog"], views, view["name"], first),
             history=history,
             root="../../../",
         )
         files[f"{folder}/tools/{view['slug']}.html"] = page.encode("utf-8")
-        tool_document = _tool_document(server, tool, history)
+        name = tool.get("name")
+        tool_document = _tool_document(server, tool, history, cards.get(name), changes.get(name, []))
         files[f"{folder}/tools/{view['slug']}.json"] = _json_bytes(
             _spliced_json(tool_document, encoded, {id(tool_document)})
         )
@@ -977,22 +1004,22 @@ def stale_paths(manifest: bytes, produced: Iterable[str]) -> list[str]:
     )
 
 
-def _tool_document(server: ServerData, tool: dict[str, Any], history: dict[str, Any]) -> dict[str, Any]:
-    name = tool.get("name")
-    cards = (server.scorecard or {}).get("tools") or []
+def _tool_document(
+    server: ServerData,
+    tool: dict[str, Any],
+    history: dict[str, Any],
+    score: dict[str, Any] | None,
+    changes: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """A tool page's JSON: its definition, its scorecard entry and every change to it, by version."""
     return {
         "format": SITE_FORMAT,
         "server": server.name,
         "version": server_version(server.snapshot),
         "tool": tool,
-        "score": next((c for c in cards if isinstance(c, dict) and c.get("name") == name), None),
+        "score": score,
         "history": history,
-        "changes": [
-            {"version": version["label"], "change": change}
-            for version in server.versions
-            for change in version.get("changes") or []
-            if change.get("tool") == name
-        ],
+        "changes": changes,
     }
 
 
