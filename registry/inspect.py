@@ -759,7 +759,18 @@ def _parse_line(line: bytes) -> Any:
     try:
         return SessionMessage(mcp_types.jsonrpc_message_adapter.validate_json(text, by_name=False))
     except ValueError as exc:
-        return exc
+        if "recursion limit" not in str(exc):
+            return exc
+        # Nested past the SDK parser's limit (a schema a few hundred levels deep): the answer is kept
+        # with its deepest part replaced by a note, and the depth limit records the problem, rather
+        # than the request waiting out the deadline for an answer that was sent.
+        from registry.strict_json import prune_depth
+
+        try:
+            pruned = prune_depth(json.loads(text))
+            return SessionMessage(mcp_types.jsonrpc_message_adapter.validate_python(pruned, by_name=False))
+        except (ValueError, RecursionError):
+            return exc
 
 
 async def _stop(process: Any, stop_by: float | None, mark: dict[str, str]) -> None:

@@ -284,3 +284,14 @@ def test_auto_era_without_a_probe_to_blame_does_not_restart(tmp_path):
     result = mcpdex("inspect", "--timeout", "20", "--", *argv("exits_mid_listing.py"))
     assert result.returncode == 2 and "closed the connection" in result.stderr
     assert result.stderr.count("lost the database connection while listing") == 1
+
+
+def test_a_schema_nested_past_the_parsers_limit_is_kept_cut_with_problems_not_waited_out():
+    """The SDK's parser refuses JSON nested past its recursion limit; the answer used to be dropped as
+    junk, and the inspection waited out its whole deadline for a page the server had sent."""
+    started = time.perf_counter()
+    snapshot = inspect(argv("deeply_nested_schema.py"), timeout=20, protocol_era="legacy")
+    assert time.perf_counter() - started < 10
+    assert [t["name"] for t in snapshot["tools"]] == ["deep", "flat"]
+    assert "nested deeper than" in str(snapshot["tools"][0]["inputSchema"])
+    assert {"over-limit", "invalid-json-schema"} <= {p["code"] for p in snapshot["problems"]}
