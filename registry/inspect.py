@@ -759,18 +759,29 @@ def _parse_line(line: bytes) -> Any:
     try:
         return SessionMessage(mcp_types.jsonrpc_message_adapter.validate_json(text, by_name=False))
     except ValueError as exc:
-        if "recursion limit" not in str(exc):
-            return exc
-        # Nested past the SDK parser's limit (a schema a few hundred levels deep): the answer is kept
-        # with its deepest part replaced by a note, and the depth limit records the problem, rather
-        # than the request waiting out the deadline for an answer that was sent.
+        # The SDK's parser refuses JSON that Python reads: nesting past its recursion limit (a schema a
+        # few hundred levels deep) and lone UTF-16 surrogate escapes. Dropping such an answer as junk
+        # left its request waiting out the whole deadline; it is kept instead, its deepest part
+        # replaced by a note (the depth limit records a problem) and each lone surrogate by U+FFFD
+        # (recorded as invalid-utf8).
         from registry.strict_json import prune_depth
 
         try:
-            pruned = prune_depth(json.loads(text))
-            return SessionMessage(mcp_types.jsonrpc_message_adapter.validate_python(pruned, by_name=False))
+            repaired = _lone_surrogates_replaced(prune_depth(json.loads(text)))
+            return SessionMessage(mcp_types.jsonrpc_message_adapter.validate_python(repaired, by_name=False))
         except (ValueError, RecursionError):
             return exc
+
+
+def _lone_surrogates_replaced(value: Any) -> Any:
+    """``value`` with every lone surrogate in its strings and keys replaced by U+FFFD (depth-bounded)."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    if isinstance(value, dict):
+        return {_lone_surrogates_replaced(k): _lone_surrogates_replaced(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_lone_surrogates_replaced(item) for item in value]
+    return value
 
 
 async def _stop(process: Any, stop_by: float | None, mark: dict[str, str]) -> None:
@@ -888,7 +899,8 @@ class _Wire:
                 {
                     "code": "invalid-utf8",
                     "where": "stdout",
-                    "message": "the server sent bytes that are not UTF-8; they were replaced with U+FFFD",
+                    "message": "the server sent bytes that are not UTF-8 or escapes that are not "
+                    "Unicode (a lone surrogate); they were replaced with U+FFFD",
                 }
             )
         return problems

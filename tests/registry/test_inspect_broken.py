@@ -295,3 +295,15 @@ def test_a_schema_nested_past_the_parsers_limit_is_kept_cut_with_problems_not_wa
     assert [t["name"] for t in snapshot["tools"]] == ["deep", "flat"]
     assert "nested deeper than" in str(snapshot["tools"][0]["inputSchema"])
     assert {"over-limit", "invalid-json-schema"} <= {p["code"] for p in snapshot["problems"]}
+
+
+def test_a_lone_surrogate_escape_is_replaced_and_recorded_not_waited_out():
+    """The SDK's parser refuses a lone surrogate escape, which JSON allows; the whole page was dropped
+    and the inspection waited out its deadline."""
+    started = time.perf_counter()
+    snapshot = inspect(argv("lone_surrogate.py"), timeout=20, protocol_era="legacy")
+    assert time.perf_counter() - started < 10
+    assert [t["name"] for t in snapshot["tools"]] == ["odd", "plain"]
+    assert "\ud800" not in snapshot["tools"][0]["description"]
+    assert "\ufffd" in snapshot["tools"][0]["description"]
+    assert "invalid-utf8" in {p["code"] for p in snapshot["problems"]}
