@@ -46,7 +46,8 @@ def test_diff_of_two_files_prints_the_change_and_exits_0_unless_fail_on(tmp_path
     assert mcpdex("diff", "a.json", "a.json", "--fail-on", "info", cwd=tmp_path).returncode == 0
 
 
-def test_diff_reads_server_at_version_from_the_registry(tmp_path: Path) -> None:
+def registry_with_two_versions(tmp_path: Path, server: str) -> str:
+    """An SQLite registry holding ``server`` at 1.0.0 and at 1.1.0 (a tighter bound); its URL."""
     from registry.store import open_store
 
     url = f"sqlite:///{tmp_path / 'r.sqlite'}"
@@ -54,12 +55,17 @@ def test_diff_reads_server_at_version_from_the_registry(tmp_path: Path) -> None:
         for version, tool in (("1.0.0", TOOL), ("1.1.0", TIGHTER)):
             store.record_inspection(
                 snap(version, tool),
-                server="demo",
+                server=server,
                 ok=True,
                 error=None,
                 started_at="2026-11-29T00:00:00Z",
                 duration_s=0.1,
             )
+    return url
+
+
+def test_diff_reads_server_at_version_from_the_registry(tmp_path: Path) -> None:
+    url = registry_with_two_versions(tmp_path, "demo")
     result = mcpdex("diff", "demo@1.0.0", "demo@1.1.0", "--registry", url, "--format", "json")
     assert result.returncode == 0, result.stderr
     rules = [c["rule"] for c in json.loads(result.stdout)["changes"]]
@@ -81,19 +87,7 @@ def test_rules_lists_every_rule_and_writes_the_docs(tmp_path: Path) -> None:
 
 
 def test_registry_names_with_spaces_are_targets_of_diff_score_and_report(tmp_path: Path) -> None:
-    from registry.store import open_store
-
-    url = f"sqlite:///{tmp_path / 'r.sqlite'}"
-    with open_store(url) as store:
-        for version, tool in (("1.0.0", TOOL), ("1.1.0", TIGHTER)):
-            store.record_inspection(
-                snap(version, tool),
-                server="Notion API",
-                ok=True,
-                error=None,
-                started_at="2026-11-29T00:00:00Z",
-                duration_s=0.1,
-            )
+    url = registry_with_two_versions(tmp_path, "Notion API")
     result = mcpdex("diff", "Notion API@1.0.0", "Notion API@1.1.0", "--registry", url, "--format", "json")
     assert result.returncode == 0, result.stderr
     assert "input-bound-tightened" in [c["rule"] for c in json.loads(result.stdout)["changes"]]

@@ -229,15 +229,6 @@ def test_list_methods_answered_method_not_found_mean_none_not_a_problem():
     assert snapshot["problems"] == []
 
 
-def alive(pid: int) -> bool:
-    """Whether ``pid`` runs (a zombie has ended: it only waits to be reaped)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
-
-
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc (Linux)")
 def test_grandchildren_that_call_setsid_do_not_outlive_the_inspection(tmp_path):
     pid_file = tmp_path / "grandchild.pid"
@@ -261,9 +252,9 @@ def test_grandchildren_that_call_setsid_do_not_outlive_the_inspection(tmp_path):
         pids.append(int(path.read_text()))
     try:
         deadline = time.monotonic() + 2
-        while any(alive(pid) for pid in pids) and time.monotonic() < deadline:
+        while any(_running(pid) for pid in pids) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert [pid for pid in pids if alive(pid)] == []
+        assert [pid for pid in pids if _running(pid)] == []
     finally:
         for pid in pids:
             with contextlib.suppress(ProcessLookupError):
