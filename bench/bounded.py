@@ -29,9 +29,9 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from serve import drive, postgres_database, seed, service, snapshot
 
-from registry.snapshot import compute_digest
-from registry.store import open_store
-from registry.tokens import open_tokens
+from registry.core.snapshot import compute_digest
+from registry.storage.store import open_store
+from registry.storage.tokens import open_tokens
 
 SERVERS = Path(__file__).resolve().parents[1] / "tests" / "registry" / "servers"
 REQUESTS, CLIENTS = 300, 4

@@ -23,8 +23,8 @@ from typing import Any
 
 from deepdiff import DeepDiff
 
-from registry.diff import diff_snapshots
-from registry.snapshot import compute_digest, dump_snapshot
+from registry.core.snapshot import compute_digest, dump_snapshot
+from registry.diffing.diff import diff_snapshots
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "livemcpbench" / "tools.json"
 TOOLS = 1000

@@ -44,7 +44,7 @@ async def overhead(calls: int, rounds: int) -> tuple[list[float], list[float], l
     """Per-call wall ms of the bare client loop, of the probe's Session, and what the Session recorded."""
     from mcp import Client, StdioServerParameters
 
-    from registry.probe import Session
+    from registry.probing.probe import Session
 
     bare: list[float] = []
     probed: list[float] = []
@@ -70,8 +70,8 @@ async def overhead(calls: int, rounds: int) -> tuple[list[float], list[float], l
 
 async def probe_official(sizes: tuple[int, ...]) -> tuple[float, float, dict]:
     """Wall seconds of inspect + probe, and the sum of the timed tool calls, for the official server."""
-    from registry.inspect import Target, inspect_async, open_client
-    from registry.probe import run_probe
+    from registry.inspecting.inspect import Target, inspect_async, open_client
+    from registry.probing.probe import run_probe
 
     with tempfile.TemporaryDirectory() as folder:
         node = shutil.which("node") or "node"

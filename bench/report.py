@@ -24,7 +24,7 @@ from pathlib import Path
 PEER = r"""
 import json, sys
 from pathlib import Path
-from registry.store import open_store
+from registry.storage.store import open_store
 out = Path(sys.argv[2])
 with open_store(sys.argv[1]) as store:
     for summary in store.servers():
@@ -103,8 +103,8 @@ def make_tool(server: int, index: int, version: int) -> dict:
 
 
 def build_registry(url: str, servers: int, tools: int, versions: int) -> None:
-    from registry.snapshot import compute_digest
-    from registry.store import open_store
+    from registry.core.snapshot import compute_digest
+    from registry.storage.store import open_store
 
     with open_store(url) as store:
         for server in range(servers):

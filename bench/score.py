@@ -79,7 +79,7 @@ def in_process(snapshots: list[dict], runs: int) -> dict[str, tuple[float, float
 
 def whole_process(snapshots: list[dict], runs: int) -> tuple[float, float, int]:
     """Median wall seconds of `mcpdex score` and of `python -m json.tool` on one 100-tool snapshot."""
-    from registry.snapshot import dumps_snapshot
+    from registry.core.snapshot import dumps_snapshot
 
     tools, seen = [], set()
     for snapshot in snapshots:

@@ -28,9 +28,9 @@ from typing import Any
 
 import httpx
 
-from registry.snapshot import SNAPSHOT_FORMAT, compute_digest
-from registry.store import open_store
-from registry.tokens import open_tokens
+from registry.core.snapshot import SNAPSHOT_FORMAT, compute_digest
+from registry.storage.store import open_store
+from registry.storage.tokens import open_tokens
 
 SEED_SERVERS = 40
 SEED_VERSIONS = 3

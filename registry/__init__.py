@@ -3,8 +3,8 @@
 The CLI (``registry.cli``) and the HTTP service are thin shells over these modules.
 """
 
-from registry.errors import MCPDexError, SnapshotError, UsageError
-from registry.snapshot import (
+from registry.core.errors import MCPDexError, SnapshotError, UsageError
+from registry.core.snapshot import (
     SNAPSHOT_FORMAT,
     Snapshot,
     compute_digest,
@@ -29,11 +29,11 @@ __all__ = [
 def __getattr__(name: str) -> object:
     # The diff and the rule table load only when asked, so `mcpdex --help` imports no more than it needs.
     if name == "diff_snapshots":
-        from registry.diff import diff_snapshots
+        from registry.diffing.diff import diff_snapshots
 
         return diff_snapshots
     if name == "RULES":
-        from registry.rules import RULES
+        from registry.diffing.rules import RULES
 
         return RULES
     raise AttributeError(f"module 'registry' has no attribute {name!r}")

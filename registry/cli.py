@@ -11,8 +11,8 @@ import sys
 
 import click
 
-from registry.errors import MCPDexError
-from registry.printable import escape_controls
+from registry.core.errors import MCPDexError
+from registry.core.printable import escape_controls
 
 # name -> (module under registry.commands, one-line help shown by `mcpdex --help`)
 COMMANDS: dict[str, tuple[str, str]] = {

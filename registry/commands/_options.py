@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from registry.errors import UsageError
+from registry.core.errors import UsageError
 
 DATABASE_HELP = "An SQLite PATH, sqlite:///PATH or postgresql://… (default: MCPDEX_REGISTRY, else data dir)."
 SERVICE_HELP = "An SQLite PATH, postgresql://… or an mcpdex serve URL (default: as for a database)."
@@ -38,11 +38,11 @@ def registry_option(help: str = DATABASE_HELP) -> Callable[[Any], Any]:
 
 
 def limit_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """``--max-tools`` and the other per-server limits of ``registry.limits.LIMITS``, one option each.
+    """``--max-tools`` and the other per-server limits of ``registry.core.limits.LIMITS``, one option each.
 
     Each is None when not given; ``Limits.from_env(**limits)`` then takes the environment or the default.
     """
-    from registry.limits import LIMITS, Limits
+    from registry.core.limits import LIMITS, Limits
 
     defaults = Limits()
     for limit in reversed(LIMITS):

@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from registry.errors import UsageError
+from registry.core.errors import UsageError
 
 TRANSPORT_CHOICES = ("stdio", "http", "streamable-http", "sse")
 
@@ -82,8 +82,8 @@ def target_from_options(
     server: str | None = None,
     **_ignored: Any,
 ):
-    """The Target the options describe (a ``registry.inspect.Target``)."""
-    from registry.inspect import Target, config_target
+    """The Target the options describe (a ``registry.inspecting.inspect.Target``)."""
+    from registry.inspecting.inspect import Target, config_target
 
     argv = list(argv)
     if argv and argv[0] == "--":
@@ -124,7 +124,7 @@ def snapshot_from_options(
     *, timeout: float = 30.0, protocol_era: str = "auto", version_label: str | None = None, **options: Any
 ) -> dict[str, Any]:
     """Inspect the target the options describe; raises InspectionError like ``mcpdex inspect``."""
-    from registry.inspect import inspect
+    from registry.inspecting.inspect import inspect
 
     target = target_from_options(**options)
     return inspect(target, timeout=timeout, protocol_era=protocol_era, version_label=version_label)

@@ -19,8 +19,8 @@ def changelog(server: str, registry_url: str | None, fmt: str, limit: int | None
     mcpdex changelog memory-server
     mcpdex changelog memory-server --format markdown > CHANGELOG-tools.md
     """
-    from registry.changelog import build_changelog, render_changelog
-    from registry.store import open_store
+    from registry.diffing.changelog import build_changelog, render_changelog
+    from registry.storage.store import open_store
 
     with open_store(registry_url) as store:
         versions = store.versions(server)

@@ -12,8 +12,8 @@ from typing import Any
 import click
 
 from registry.commands._options import SERVICE_HELP, format_option, registry_option
-from registry.context_cost import context_cost
-from registry.official import OFFICIAL_REGISTRY, Inputs, RegistryEntry, load_secrets
+from registry.diffing.context_cost import context_cost
+from registry.inspecting.official import OFFICIAL_REGISTRY, Inputs, RegistryEntry, load_secrets
 
 
 @dataclass
@@ -60,8 +60,8 @@ async def crawl_targets(
     ``labels`` names the version to record a target's snapshot under (a registry entry's version)."""
     import anyio
 
-    from registry.errors import InspectionError
-    from registry.inspect import inspect_async
+    from registry.core.errors import InspectionError
+    from registry.inspecting.inspect import inspect_async
 
     limiter = anyio.CapacityLimiter(concurrency)
     # Saving blocks (database I/O): run it in a worker thread, one at a time, so the other
@@ -167,7 +167,7 @@ def crawl(
     mcpdex crawl servers.json --concurrency 8 --save
     mcpdex crawl --from-registry --save --secrets secrets.json
     """
-    from registry.errors import InspectionError, UsageError
+    from registry.core.errors import InspectionError, UsageError
 
     registry_only = {
         "--all-versions": all_versions,
@@ -193,8 +193,8 @@ def crawl(
 
     store = None
     if save:
-        from registry.client import open_registry
-        from registry.names import server_name_problem
+        from registry.core.names import server_name_problem
+        from registry.storage.client import open_registry
 
         # Every config entry is saved under its name: one the registry refuses stops the crawl before
         # it starts (registry entries are checked one by one when they are planned).
@@ -240,8 +240,8 @@ def crawl(
 
 
 def _config_targets(config: str, only: tuple[str, ...]) -> dict[str, Any]:
-    from registry.errors import UsageError
-    from registry.inspect import config_servers
+    from registry.core.errors import UsageError
+    from registry.inspecting.inspect import config_servers
 
     targets = config_servers(config)
     if only:
@@ -265,7 +265,7 @@ def _run(
 ) -> list[CrawlResult]:
     import anyio
 
-    from registry.errors import MCPDexError
+    from registry.core.errors import MCPDexError
 
     # A registry entry is saved under its registry name; a config entry under its own name.
     server_names = {plan.entry.key: plan.entry.name for plan in plans}
@@ -361,9 +361,15 @@ def _plan_registry(
     inputs: Inputs,
 ) -> tuple[list[EntryPlan], str | None]:
     """The plan for every selected entry of ``source``, and the newest ``updatedAt`` among them."""
-    from registry.errors import UsageError
-    from registry.inspect import Target
-    from registry.official import EntryInvalid, EntrySkipped, entry_launch, read_entries, select_entries
+    from registry.core.errors import UsageError
+    from registry.inspecting.inspect import Target
+    from registry.inspecting.official import (
+        EntryInvalid,
+        EntrySkipped,
+        entry_launch,
+        read_entries,
+        select_entries,
+    )
 
     if store is not None and not hasattr(store, "registry_entries"):
         raise UsageError(
@@ -421,7 +427,7 @@ def _still_pending(rows: list[Any], fetched: list[RegistryEntry]) -> list[Regist
     """Servers whose latest stored version was skipped or failed, rebuilt from the stored server.json:
     an incremental crawl only hears of what changed in the registry, and a secret supplied since, or
     a package fixed upstream, must still get its entry inspected."""
-    from registry.official import select_entries
+    from registry.inspecting.official import select_entries
 
     seen = {(entry.name, entry.version) for entry in fetched}
     stored = [
@@ -444,7 +450,7 @@ def _still_pending(rows: list[Any], fetched: list[RegistryEntry]) -> list[Regist
 
 
 def _check_time(value: str) -> None:
-    from registry.errors import UsageError
+    from registry.core.errors import UsageError
 
     try:
         datetime.fromisoformat(value.replace("Z", "+00:00"))
@@ -457,7 +463,7 @@ def _check_time(value: str) -> None:
 def _record_plans(store: Any, plans: list[EntryPlan], results: list[CrawlResult]) -> None:
     """One registry_entries row per entry read; a version inspected before stays ``ok`` and takes
     the registry's current status."""
-    from registry.store import RegistryEntryRecord
+    from registry.storage.store import RegistryEntryRecord
 
     seen_at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     for plan in plans:
@@ -491,7 +497,7 @@ def _progress(total: int) -> Any:
         if sys.stderr.isatty():
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-            from registry.printable import console as safe_console
+            from registry.core.printable import console as safe_console
 
             with Progress(
                 TextColumn("crawling"),
@@ -518,7 +524,7 @@ def _summary(rows: list[dict[str, Any]], elapsed: float, entries: list[dict[str,
     from rich.markup import escape
     from rich.table import Table
 
-    from registry.printable import console as safe_console
+    from registry.core.printable import console as safe_console
 
     table = Table(show_edge=False, pad_edge=False)
     for header in ("entry", "outcome", "server", "version", "tools", "context", "problems", "time"):

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from registry.commands._options import format_option, registry_option, writing
-from registry.rules import LEVELS
+from registry.diffing.rules import LEVELS
 
 
 @click.command("diff")
@@ -38,8 +38,8 @@ def diff(old: str, new: str, registry_url: str | None, fmt: str, fail_on: str | 
     mcpdex diff memory-server@0.6.2 memory-server@0.6.3 --format markdown
     mcpdex diff mcpdex.lock.json "python server.py" --fail-on breaking
     """
-    from registry.gate import evaluate, render_report
-    from registry.sources import resolve_snapshot
+    from registry.commands.sources import resolve_snapshot
+    from registry.gating.gate import evaluate, render_report
 
     before = resolve_snapshot(old, registry_url=registry_url, timeout=timeout)
     after = resolve_snapshot(new, registry_url=registry_url, timeout=timeout)
@@ -55,7 +55,7 @@ def diff(old: str, new: str, registry_url: str | None, fmt: str, fail_on: str | 
 )
 def rules(fmt: str, write_path: str | None) -> None:
     """List every diff rule: id, level, area, direction and what it means."""
-    from registry.rules import RULES, rules_markdown
+    from registry.diffing.rules import RULES, rules_markdown
 
     if write_path:
         with writing("--write", write_path):

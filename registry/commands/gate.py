@@ -10,7 +10,7 @@ import click
 
 from registry.commands._options import format_option, registry_option, writing
 from registry.commands._target import target_options
-from registry.rules import LEVELS
+from registry.diffing.rules import LEVELS
 
 DEFAULT_LOCK_FILE = "mcpdex.lock.json"
 _OUTPUT_FORMATS = ("text", "json", "markdown", "github", "junit", "sarif")
@@ -33,7 +33,7 @@ def lock(out: str, **target: Any) -> None:
     mcpdex lock --out contracts/mcpdex.lock.json -- node dist/index.js
     """
     from registry.commands._target import snapshot_from_options
-    from registry.snapshot import dump_snapshot, server_version
+    from registry.core.snapshot import dump_snapshot, server_version
 
     snapshot = snapshot_from_options(**target)
     with writing("--out", out):
@@ -131,8 +131,9 @@ def check(
     mcpdex check --max-context-tokens 4000 -- python server.py
     """
     from registry.commands._target import snapshot_from_options
-    from registry.errors import UsageError
-    from registry.gate import (
+    from registry.core.errors import UsageError
+    from registry.core.snapshot import dump_snapshot, load_snapshot
+    from registry.gating.gate import (
         DEFAULT_IGNORE_FILE,
         append_step_summary,
         evaluate,
@@ -140,7 +141,6 @@ def check(
         parse_severity,
         render_report,
     )
-    from registry.snapshot import dump_snapshot, load_snapshot
 
     if baseline and registry_url:
         raise UsageError("give either --baseline FILE or --registry URL, not both")
@@ -199,7 +199,7 @@ def check(
 
 def _limit_context(report: dict[str, Any], current: dict[str, Any], limit: int) -> None:
     """Add the current surface's context cost to ``report``; one over ``limit`` fails it."""
-    from registry.context_cost import context_cost, tokens_label
+    from registry.diffing.context_cost import context_cost, tokens_label
 
     cost = context_cost(current)
     within = cost["tokens"] <= limit
@@ -217,9 +217,9 @@ def _limit_context(report: dict[str, Any], current: dict[str, Any], limit: int) 
 
 
 def _registry_baseline(url: str, against: str | None, current: dict[str, Any]) -> tuple[dict[str, Any], str]:
-    from registry.client import open_registry
-    from registry.errors import UsageError
-    from registry.sources import split_server_spec
+    from registry.commands.sources import split_server_spec
+    from registry.core.errors import UsageError
+    from registry.storage.client import open_registry
 
     name, version = (
         split_server_spec(against) if against else ((current.get("server") or {}).get("name"), None)
@@ -234,8 +234,8 @@ def _registry_baseline(url: str, against: str | None, current: dict[str, Any]) -
 def _record(url: str, against: str | None, current: dict[str, Any]) -> None:
     from datetime import UTC, datetime
 
-    from registry.client import open_registry
-    from registry.sources import split_server_spec
+    from registry.commands.sources import split_server_spec
+    from registry.storage.client import open_registry
 
     name = split_server_spec(against)[0] if against else (current.get("server") or {}).get("name")
     with open_registry(url) as store:

@@ -22,7 +22,7 @@ from registry.commands._target import target_options
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from registry.store import Recorded, VersionRecord
+    from registry.storage.store import Recorded, VersionRecord
 
 _IMPROVE_LIMIT = 8  # tools listed under "to improve"; `mcpdex score` lists them all
 _CHANGES_LIMIT = 10  # changes listed since the last version; `mcpdex diff` lists them all
@@ -62,11 +62,11 @@ def inspect(
     mcpdex inspect --config claude_desktop_config.json --server memory --save
     """
     from registry.commands._target import target_from_options
-    from registry.errors import InspectionError, RegistryError
-    from registry.inspect import inspect as run_inspection
-    from registry.limits import Limits
-    from registry.printable import escape_controls
-    from registry.snapshot import dump_snapshot, dumps_snapshot
+    from registry.core.errors import InspectionError, RegistryError
+    from registry.core.limits import Limits
+    from registry.core.printable import escape_controls
+    from registry.core.snapshot import dump_snapshot, dumps_snapshot
+    from registry.inspecting.inspect import inspect as run_inspection
 
     limits = Limits.from_env(
         max_tools=max_tools,
@@ -77,7 +77,7 @@ def inspect(
     target_obj = target_from_options(**target)
     if save:
         # A registry or a name that cannot be saved to is refused now, not after the whole inspection.
-        from registry.client import open_registry
+        from registry.storage.client import open_registry
 
         open_registry(registry_url).close()
         if name or target_obj.name:
@@ -123,7 +123,7 @@ def inspect(
     if fmt == "json":
         click.echo(dumps_snapshot(snapshot), nl=False)
         return
-    from registry.gate import evaluate
+    from registry.gating.gate import evaluate
     from scoring import score_snapshot
 
     # Judging is CPU work on what the server sent: it gets what the deadline leaves, less a little
@@ -146,8 +146,8 @@ def inspect(
 
 def _check_name(server: str) -> None:
     """Refuse a name the registry would refuse, before anything is written."""
-    from registry.errors import UsageError
-    from registry.names import server_name_problem
+    from registry.core.errors import UsageError
+    from registry.core.names import server_name_problem
 
     problem = server_name_problem(server)
     if problem is not None:
@@ -217,7 +217,7 @@ def _latest_version(registry_url: str | None, server: str, remaining: float) -> 
     A service gets a short deadline, within what is ``remaining`` of --timeout: this read only adds
     to the summary, and must not hold up an inspection that already finished.
     """
-    from registry.client import open_registry
+    from registry.storage.client import open_registry
 
     timeout = max(0.1, min(_REGISTRY_READ_TIMEOUT, remaining))
     with open_registry(registry_url, timeout=timeout) as store:
@@ -233,7 +233,7 @@ def _diff_side(
         return shlex.quote(f"{server}@{recorded.version}")
     if out:
         return shlex.quote(out)
-    from registry.inspect import REDACTED
+    from registry.inspecting.inspect import REDACTED
 
     source = snapshot.get("source") or {}
     settings = {"env", "headers", "cwd", "configEntry"} & set(source)
@@ -246,7 +246,7 @@ def _diff_side(
 def _record(
     registry_url: str | None, snapshot: dict | None, server: str, error: str | None, at: str, duration: float
 ):
-    from registry.client import open_registry
+    from registry.storage.client import open_registry
 
     with open_registry(registry_url) as store:
         return store.record_inspection(
@@ -266,7 +266,7 @@ def print_summary(
     from rich.table import Table
 
     from registry.commands.score import text_console
-    from registry.snapshot import server_version
+    from registry.core.snapshot import server_version
 
     console = text_console()
     server = snapshot.get("server") or {}
@@ -284,7 +284,7 @@ def print_summary(
         f"{counts['prompts']} prompts  {snapshot.get('digest', '')[:19]}"
     )
     from registry.commands.score import context_cost_line
-    from registry.context_cost import context_cost
+    from registry.diffing.context_cost import context_cost
 
     cost = context_cost(snapshot)
     console.print(context_cost_line(cost))
@@ -374,9 +374,9 @@ def print_changes(
 
     ``new_side`` names this inspection for ``mcpdex diff`` (None: it has to be written with --out first).
     """
-    from registry.gate import changes_summary
-    from registry.printable import escape_controls
-    from registry.rules import level_rank
+    from registry.core.printable import escape_controls
+    from registry.diffing.rules import level_rank
+    from registry.gating.gate import changes_summary
 
     seen = previous.last_seen[:16].replace("T", " ")
     since = f"since {server}@{previous.label} (last seen {seen} UTC)"

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from registry.errors import UsageError
+from registry.core.errors import UsageError
 
 if TYPE_CHECKING:
     from server.graph import GraphStore
@@ -29,7 +29,7 @@ def _db_option(fn: Any) -> Any:
 
 def default_db_path() -> Path:
     """Where the graph lives when neither --db nor MCPDEX_MEMORY_DB names a file."""
-    from registry.paths import data_dir
+    from registry.core.paths import data_dir
 
     return data_dir() / "memory.sqlite"
 
@@ -115,7 +115,7 @@ def import_(ctx: click.Context, source: Any, db: Path | None) -> None:
         report = import_jsonl(store, source.read())
     finally:
         store.close()
-    from registry.templating import counted
+    from registry.core.templating import counted
 
     for number, reason in report.skipped:
         click.echo(f"mcpdex memory import: {source.name}:{number}: skipped, {reason}", err=True)

@@ -70,9 +70,9 @@ def probe(
     import anyio
 
     from registry.commands._target import target_from_options
-    from registry.errors import UsageError
-    from registry.inspect import inspect, open_client
-    from registry.probe import run_probe
+    from registry.core.errors import UsageError
+    from registry.inspecting.inspect import inspect, open_client
+    from registry.probing.probe import run_probe
 
     graph_sizes = _sizes(sizes)
     if not allow_writes:
@@ -100,7 +100,7 @@ def probe(
 
     profile = anyio.run(run)
     if save:
-        from registry.store import open_store
+        from registry.storage.store import open_store
 
         key = name or target_obj.name or (snapshot.get("server") or {}).get("name") or "unnamed"
         with open_store(registry_url) as store:
@@ -112,7 +112,7 @@ def probe(
     if fmt == "json":
         click.echo(json.dumps(profile, indent=2, sort_keys=True, ensure_ascii=False))
     elif fmt == "markdown":
-        from registry.templating import render
+        from registry.core.templating import render
 
         click.echo(render("memory_profile.md.j2", profile=profile, compact=markdown_cell), nl=False)
     else:
@@ -132,7 +132,7 @@ def print_profile(profile: dict[str, Any]) -> None:
     """The readable form: feature table, conformance, token cost and latency."""
     from rich.table import Table
 
-    from registry.printable import console as safe_console
+    from registry.core.printable import console as safe_console
 
     console = safe_console(soft_wrap=False, highlight=False)
     server = profile["server"]

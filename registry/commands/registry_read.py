@@ -16,8 +16,8 @@ from registry.commands._options import format_option, registry_option
 @format_option("text", "json")
 def versions(server: str | None, all_servers: bool, registry_url: str | None, fmt: str) -> None:
     """List the recorded versions of SERVER, oldest first (or every server with --all)."""
-    from registry.errors import UsageError
-    from registry.store import open_store
+    from registry.core.errors import UsageError
+    from registry.storage.store import open_store
 
     if bool(server) == all_servers:
         raise UsageError("name one SERVER, or pass --all to list every server")
@@ -76,9 +76,9 @@ def versions(server: str | None, all_servers: bool, registry_url: str | None, fm
 @format_option("text", "json")
 def show(spec: str, registry_url: str | None, fmt: str) -> None:
     """Show a recorded snapshot: the latest of SERVER, or SERVER@VERSION (a label or sha256 digest)."""
-    from registry.snapshot import dumps_snapshot
-    from registry.sources import split_server_spec
-    from registry.store import open_store
+    from registry.commands.sources import split_server_spec
+    from registry.core.snapshot import dumps_snapshot
+    from registry.storage.store import open_store
 
     name, version = split_server_spec(spec)
     with open_store(registry_url) as store:
@@ -94,7 +94,7 @@ def show(spec: str, registry_url: str | None, fmt: str) -> None:
 def _table(headers: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
     from rich.table import Table
 
-    from registry.printable import console
+    from registry.core.printable import console
 
     table = Table(show_edge=False, pad_edge=False)
     for header in headers:

@@ -13,11 +13,11 @@ import click
 
 from registry.commands._options import format_option, registry_option, writing
 from registry.commands._target import target_options
-from registry.templating import counted
+from registry.core.templating import counted
 
 if TYPE_CHECKING:
-    from registry.render import ServerData
-    from registry.store import Store
+    from registry.site.render import ServerData
+    from registry.storage.store import Store
 
 # Inspections listed on a server page; older ones stay in the registry.
 _INSPECTIONS_SHOWN = 20
@@ -66,7 +66,7 @@ def report(
     mcpdex report memory@1.2.0 --format markdown   # a server recorded in the registry
     mcpdex report --since mcpdex.lock.json --format markdown -- python my_server.py
     """
-    from registry.errors import UsageError
+    from registry.core.errors import UsageError
 
     has_target = bool(target["argv"] or target["config"])
     if not has_target:
@@ -99,9 +99,15 @@ def write_site(
     Servers are judged and rendered one at a time, in ``jobs`` worker processes (default: one per
     CPU), so memory stays flat however large the registry; the index is rendered last.
     """
-    from registry.paths import resolve_registry_url
-    from registry.render import MANIFEST_NAME, render_index_files, server_slugs, site_manifest, stale_paths
-    from registry.store import open_store
+    from registry.core.paths import resolve_registry_url
+    from registry.site.render import (
+        MANIFEST_NAME,
+        render_index_files,
+        server_slugs,
+        site_manifest,
+        stale_paths,
+    )
+    from registry.storage.store import open_store
 
     url = resolve_registry_url(registry_url)
     with open_store(url) as store:
@@ -144,8 +150,8 @@ def _render_batch(
     url: str, template_dir: str | None, root: str, batch: list[tuple[str, str]]
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """Judge, render and write a list of servers; returns their index rows and the files written."""
-    from registry.render import render_server_files, summary_row
-    from registry.store import open_store
+    from registry.site.render import render_server_files, summary_row
+    from registry.storage.store import open_store
 
     rows, paths = [], []
     with open_store(url) as store:
@@ -203,7 +209,7 @@ def _inside(root: Path, path: Path, relative: str) -> Path:
     """The real ``path``, which must lie in ``root``: slugs never escape, but a link in the folder could."""
     resolved = path.resolve()
     if not resolved.is_relative_to(root):
-        from registry.errors import UsageError
+        from registry.core.errors import UsageError
 
         raise UsageError(
             f"--out {root}: {relative} is a link to {resolved}, outside the folder; "
@@ -234,11 +240,11 @@ def server_data(
     The scorecard stored with the version is used when there is one; otherwise the version is scored
     here, unless ``stored_scores_only`` (the service, whose requests never score) leaves it unscored.
     """
-    from registry.diff import diff_history
-    from registry.errors import NotFoundError
-    from registry.profile import page_profile
-    from registry.render import ServerData, VersionEntry
-    from registry.scores import stored_scorecard
+    from registry.core.errors import NotFoundError
+    from registry.core.profile import page_profile
+    from registry.diffing.diff import diff_history
+    from registry.site.render import ServerData, VersionEntry
+    from registry.storage.scores import stored_scorecard
     from scoring import score_snapshot
 
     records = store.versions(name)
@@ -279,7 +285,7 @@ def render_one(
     target: dict[str, Any], *, fmt: str, since: str | None, registry_url: str | None, template_dir: str | None
 ) -> str:
     """The report on one server, named by a snapshot file, SERVER[@VERSION], a URL or a command."""
-    from registry.render import render_markdown, render_server_report, server_document
+    from registry.site.render import render_markdown, render_server_report, server_document
 
     data = _from_registry(target, registry_url) if not since else None
     if data is None:
@@ -306,9 +312,9 @@ def _single_spec(target: dict[str, Any]) -> str | None:
 
 def _from_registry(target: dict[str, Any], registry_url: str | None) -> ServerData | None:
     """``SERVER`` or ``SERVER@VERSION`` recorded in the registry, with its history; None otherwise."""
-    from registry.paths import resolve_registry_url
-    from registry.sources import split_server_spec
-    from registry.store import open_store
+    from registry.commands.sources import split_server_spec
+    from registry.core.paths import resolve_registry_url
+    from registry.storage.store import open_store
 
     spec = _single_spec(target)
     if spec is None or Path(spec).exists() or "://" in spec:
@@ -325,7 +331,7 @@ def _from_registry(target: dict[str, Any], registry_url: str | None) -> ServerDa
 
 def _snapshot(target: dict[str, Any], registry_url: str | None) -> dict[str, Any]:
     from registry.commands._target import snapshot_from_options
-    from registry.sources import resolve_snapshot
+    from registry.commands.sources import resolve_snapshot
 
     spec = _single_spec(target)
     if spec is not None:
@@ -337,11 +343,11 @@ def _standalone(
     snapshot: dict[str, Any], since: str | None, registry_url: str | None, timeout: float
 ) -> ServerData:
     """One snapshot, and the changes from the ``--since`` baseline when there is one."""
-    from registry.diff import diff_snapshots
-    from registry.profile import page_profile
-    from registry.render import ServerData
-    from registry.snapshot import server_version
-    from registry.sources import resolve_snapshot
+    from registry.commands.sources import resolve_snapshot
+    from registry.core.profile import page_profile
+    from registry.core.snapshot import server_version
+    from registry.diffing.diff import diff_snapshots
+    from registry.site.render import ServerData
     from scoring import score_snapshot
 
     def entry(snap: dict[str, Any], changes: list[dict[str, Any]]) -> dict[str, Any]:

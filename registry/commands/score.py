@@ -11,7 +11,7 @@ import click
 
 from registry.commands._options import format_option, registry_option
 from registry.commands._target import target_options
-from registry.printable import escape_controls
+from registry.core.printable import escape_controls
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -61,7 +61,7 @@ def score(
     mcpdex score --min-tier B -- python my_server.py
     mcpdex score memory-server@0.6.3 --format markdown > score.md
     """
-    from registry.context_cost import context_cost
+    from registry.diffing.context_cost import context_cost
     from scoring import score_snapshot
 
     snapshot = _snapshot(registry_url, target)
@@ -72,7 +72,7 @@ def score(
     if fmt == "json":
         click.echo(json.dumps(scorecard, indent=2, ensure_ascii=False, sort_keys=True))
     elif fmt == "markdown":
-        from registry.templating import render
+        from registry.core.templating import render
 
         click.echo(
             render(
@@ -106,11 +106,11 @@ def _snapshot(registry_url: str | None, target: dict[str, Any]) -> dict[str, Any
     # An executable given alone (`-- ./server`) is a command to run, not a snapshot file to read.
     executable = len(argv) == 1 and os.path.isfile(argv[0]) and os.access(argv[0], os.X_OK)
     if len(argv) == 1 and argv[0].endswith(".json") and not os.path.exists(argv[0]):
-        from registry.errors import UsageError
+        from registry.core.errors import UsageError
 
         raise UsageError(f"{argv[0]}: no such snapshot file; write one with `mcpdex inspect --out FILE`")
     if len(argv) == 1 and not live_only and not (executable and not argv[0].endswith(".json")):
-        from registry.sources import resolve_snapshot
+        from registry.commands.sources import resolve_snapshot
 
         return resolve_snapshot(argv[0], registry_url=registry_url, timeout=target["timeout"])
     from registry.commands._target import snapshot_from_options
@@ -159,7 +159,7 @@ def worst_justifications(scorecard: dict[str, Any], limit: int | None) -> list[d
 
 def text_console() -> Console:
     """The console text results are printed on (stdout)."""
-    from registry.printable import console
+    from registry.core.printable import console
 
     # Piped output is not squeezed into 80 columns, and long lines are not wrapped, so it greps cleanly.
     tty = sys.stdout.isatty()
@@ -182,7 +182,7 @@ def context_cost_line(cost: dict[str, Any]) -> str:
     """``context cost: 1,234 tokens (o200k_base), 5,678 characters``, with the largest tools."""
     from rich.markup import escape
 
-    from registry.context_cost import tokens_label
+    from registry.diffing.context_cost import tokens_label
 
     largest = sorted(cost["tools"], key=lambda tool: -tool["tokens"])[:3]
     where = ", ".join(f"{tool['name']} {tool['tokens']:,}" for tool in largest)
@@ -259,8 +259,8 @@ def explain(rule_id: str) -> None:
     mcpdex explain hidden-unicode
     mcpdex explain usage_guidelines
     """
-    from registry.errors import UsageError
-    from registry.rules import RULES_BY_ID
+    from registry.core.errors import UsageError
+    from registry.diffing.rules import RULES_BY_ID
     from scoring.reference import explain_text, known_ids
 
     text = explain_text(rule_id)

@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING
 import click
 
 from registry.commands._options import limit_options, registry_option
-from registry.errors import UsageError
+from registry.core.errors import UsageError
 
 if TYPE_CHECKING:
-    from registry.tokens import TokenStore
+    from registry.storage.tokens import TokenStore
 
 
 @click.command()
@@ -66,8 +66,8 @@ def serve(
     """
     import uvicorn
 
-    from registry.limits import Limits
-    from registry.service import create_app
+    from registry.core.limits import Limits
+    from registry.web.service import create_app
 
     if registry_url and registry_url.startswith(("http://", "https://")):
         raise UsageError(
@@ -88,8 +88,8 @@ def serve(
 
 @contextmanager
 def _tokens(registry_url: str | None) -> Iterator[TokenStore]:
-    from registry.store import open_store
-    from registry.tokens import open_tokens
+    from registry.storage.store import open_store
+    from registry.storage.tokens import open_tokens
 
     store = open_store(registry_url)
     try:

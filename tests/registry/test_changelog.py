@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from registry.changelog import build_changelog, headline, render_changelog
+from registry.diffing.changelog import build_changelog, headline, render_changelog
 
 MCPDEX = str(Path(sys.executable).with_name("mcpdex"))
 READ = {
@@ -91,7 +91,7 @@ def test_a_version_without_contract_changes_says_so() -> None:
 
 
 def _record(url: str, snapshot: dict[str, Any], when: str) -> None:
-    from registry.store import open_store
+    from registry.storage.store import open_store
 
     with open_store(url) as store:
         store.record_inspection(
@@ -126,14 +126,14 @@ def test_changelog_command_reads_the_registry(tmp_path: Path) -> None:
 @pytest.mark.peers
 def test_real_pair_mcp_server_time_changelog_lists_what_really_changed(py_peer, tmp_path: Path) -> None:
     """mcp-server-time 2025.9.25 (mcp 1.x) → 2026.10.19 (mcp 2.x), both inspected for real."""
-    from registry.inspect import inspect
+    from registry.inspecting.inspect import inspect
 
     old = inspect([py_peer("time-old", "mcp-server-time")], protocol_era="legacy", version_label="2025.9.25")
     new = inspect([py_peer("mcp-server-time")], protocol_era="legacy", version_label="2026.10.19")
     url = f"sqlite:///{tmp_path / 'registry.sqlite'}"
     _record(url, old, "2025-09-25T00:00:00Z")
     _record(url, new, "2026-10-19T00:00:00Z")
-    from registry.store import open_store
+    from registry.storage.store import open_store
 
     with open_store(url) as store:
         log = build_changelog("tirith", store.versions("tirith"))

@@ -9,10 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from registry.changelog import build_changelog
-from registry.context_cost import ENCODING, ESTIMATE, context_cost, tool_context_text
-from registry.gate import evaluate
-from registry.snapshot import canonical_json
+from registry.core.snapshot import canonical_json
+from registry.diffing.changelog import build_changelog
+from registry.diffing.context_cost import ENCODING, ESTIMATE, context_cost, tool_context_text
+from registry.gating.gate import evaluate
 
 SERVERS = Path(__file__).parent / "servers"
 MCPDEX = [sys.executable, "-m", "registry"]
@@ -76,7 +76,7 @@ def test_o200k_counts_known_strings():
 def test_without_the_tokenizer_tokens_are_an_estimate_and_say_so():
     script = (
         "import sys, json; sys.modules['bpe_openai'] = None\n"
-        "from registry.context_cost import context_cost, tokens_label\n"
+        "from registry.diffing.context_cost import context_cost, tokens_label\n"
         f"cost = context_cost({snap(SEARCH)!r})\n"
         "print(json.dumps([cost['tokenizer'], cost['exact'], cost['tokens'], cost['characters'],"
         " tokens_label(cost)]))"
@@ -89,7 +89,7 @@ def test_without_the_tokenizer_tokens_are_an_estimate_and_say_so():
 
 def test_the_core_imports_no_client_database_or_cli_library():
     script = (
-        "import sys; import registry.context_cost as c; c.context_cost({'tools': [{'name': 'x'}]})\n"
+        "import sys; import registry.diffing.context_cost as c; c.context_cost({'tools': [{'name': 'x'}]})\n"
         "bad = [m for m in sys.modules if m.split('.')[0] in ('mcp', 'httpx', 'click', 'sqlalchemy')]\n"
         "print(bad)"
     )

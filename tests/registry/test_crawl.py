@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from registry.store import open_store
+from registry.storage.store import open_store
 
 SERVERS = Path(__file__).parent / "servers"
 

@@ -7,8 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from registry.rules import RULES, rules_markdown
-from registry.snapshot import dump_snapshot
+from registry.core.snapshot import dump_snapshot
+from registry.diffing.rules import RULES, rules_markdown
 
 MCPDEX = str(Path(sys.executable).with_name("mcpdex"))
 TOOL = {
@@ -48,7 +48,7 @@ def test_diff_of_two_files_prints_the_change_and_exits_0_unless_fail_on(tmp_path
 
 def registry_with_two_versions(tmp_path: Path, server: str) -> str:
     """An SQLite registry holding ``server`` at 1.0.0 and at 1.1.0 (a tighter bound); its URL."""
-    from registry.store import open_store
+    from registry.storage.store import open_store
 
     url = f"sqlite:///{tmp_path / 'r.sqlite'}"
     with open_store(url) as store:

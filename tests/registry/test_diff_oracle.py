@@ -27,7 +27,7 @@ from hypothesis_jsonschema import from_schema
 from hypothesis_jsonschema._canonicalise import FALSEY, canonicalish
 from jsonschema import Draft202012Validator
 
-from registry.diff import diff_snapshots
+from registry.diffing.diff import diff_snapshots
 
 PAIRS = 150  # schema pairs per direction; each draws up to INSTANCES calls (or results)
 INSTANCES = 12

@@ -25,9 +25,9 @@ from typing import Any
 import pytest
 from jsonschema.validators import validator_for
 
-from registry.diff import diff_snapshots
-from registry.inspect import Target, inspect
-from registry.rules import rule
+from registry.diffing.diff import diff_snapshots
+from registry.diffing.rules import rule
+from registry.inspecting.inspect import Target, inspect
 from tests.conftest import PEERS, require
 
 pytestmark = [pytest.mark.peers, pytest.mark.slow]

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from jsonschema.validators import validator_for
 
-from registry.diff import diff_snapshots
-from registry.gate import evaluate
-from registry.rules import AREAS, LEVELS, RULES, example_snapshots, rules_markdown
+from registry.diffing.diff import diff_snapshots
+from registry.diffing.rules import AREAS, LEVELS, RULES, example_snapshots, rules_markdown
+from registry.gating.gate import evaluate
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from registry.diff import diff_snapshots
+from registry.diffing.diff import diff_snapshots
 
 STR: dict[str, Any] = {"type": "string"}
 INT: dict[str, Any] = {"type": "integer"}

@@ -8,7 +8,7 @@ import json
 import subprocess
 from typing import Any
 
-from registry.diff import diff_history, diff_snapshots, fingerprint, summarize
+from registry.diffing.diff import diff_history, diff_snapshots, fingerprint, summarize
 
 SEARCH = {
     "name": "search_nodes",
@@ -291,7 +291,7 @@ def test_a_diff_without_new_text_does_not_import_the_scorer(python: str) -> None
     narrowed["inputSchema"]["properties"]["query"]["maxLength"] = 9
     other = {**SEARCH, "name": "read_graph", "inputSchema": {"type": "object"}}
     code = (
-        "import json, sys; from registry.diff import diff_snapshots; "
+        "import json, sys; from registry.diffing.diff import diff_snapshots; "
         "changes = diff_snapshots(*json.loads(sys.argv[1])); "
         "print(json.dumps([[c['rule'] for c in changes], any(m.startswith('scoring') for m in sys.modules)]))"
     )

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from jsonschema.validators import validator_for
 
-from registry.diff import diff_snapshots
-from registry.rules import rule
+from registry.diffing.diff import diff_snapshots
+from registry.diffing.rules import rule
 
 STR: dict[str, Any] = {"type": "string"}
 SAFE = 2**53 - 1
@@ -367,7 +367,7 @@ def test_one_path_never_gets_contradictory_changes() -> None:
 
 
 def test_the_policy_sets_the_level_of_a_declared_schema() -> None:
-    from registry.gate import evaluate
+    from registry.gating.gate import evaluate
 
     draft_07 = {"$schema": "http://json-schema.org/draft-07/schema#"}
     declared = {**draft_07, **obj({"a": STR}, "a", additionalProperties=False)}

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from registry.errors import UsageError
-from registry.gate import (
+from registry.core.errors import UsageError
+from registry.gating.gate import (
     Accepted,
     append_step_summary,
     evaluate,
@@ -371,7 +371,7 @@ def test_scoring_is_imported_only_when_quality_is_on_and_tools_changed(
 ) -> None:
     code = (
         "import json, sys\n"
-        "from registry.gate import evaluate\n"
+        "from registry.gating.gate import evaluate\n"
         "old, new, quality = json.loads(sys.argv[1])\n"
         "evaluate(old, new, quality=quality)\n"
         "print(any(m == 'scoring' or m.startswith('scoring.') for m in sys.modules))"

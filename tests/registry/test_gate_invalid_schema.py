@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from registry.inspect import inspect
+from registry.inspecting.inspect import inspect
 from scoring import score_snapshot
 
 SERVERS = Path(__file__).parent / "servers"

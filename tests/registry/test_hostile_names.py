@@ -9,9 +9,9 @@ import sys
 import time
 from pathlib import Path
 
-from registry.gate import evaluate, render_report
-from registry.names import server_name_problem
-from registry.snapshot import dump_snapshot, load_snapshot
+from registry.core.names import server_name_problem
+from registry.core.snapshot import dump_snapshot, load_snapshot
+from registry.gating.gate import evaluate, render_report
 
 SERVERS = Path(__file__).parent / "servers"
 HOSTILE = [sys.executable, str(SERVERS / "hostile_names.py")]
@@ -96,9 +96,9 @@ def test_an_explicit_bad_name_is_refused_before_the_server_is_started(tmp_path: 
 
 
 def test_the_store_and_the_service_share_one_name_rule() -> None:
-    from registry.errors import RegistryError
-    from registry.service import ApiError, check_server_name
-    from registry.store import open_store
+    from registry.core.errors import RegistryError
+    from registry.storage.store import open_store
+    from registry.web.service import ApiError, check_server_name
 
     for bad in ("../../../evil\x1b[2J", "a\nb", "name\n", "..", "acme/versions", " lead", "trail "):
         assert server_name_problem(bad) is not None, bad

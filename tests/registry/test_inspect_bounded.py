@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from registry.inspect import Target, inspect
-from registry.limits import Limits
+from registry.core.limits import Limits
+from registry.inspecting.inspect import Target, inspect
 
 SERVERS = Path(__file__).parent / "servers"
 

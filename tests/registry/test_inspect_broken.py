@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from registry.errors import InspectionError
-from registry.inspect import inspect
+from registry.core.errors import InspectionError
+from registry.inspecting.inspect import inspect
 
 SERVERS = Path(__file__).parent / "servers"
 
@@ -210,7 +210,7 @@ def test_url_that_is_not_an_mcp_endpoint_is_one_line(tmp_path):
 
 
 def test_failed_inspection_is_saved_under_the_given_name(tmp_path):
-    from registry.store import open_store
+    from registry.storage.store import open_store
 
     registry = f"sqlite:///{tmp_path / 'r.sqlite'}"
     result = mcpdex(

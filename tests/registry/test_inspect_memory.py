@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from registry.inspect import Target, inspect
+from registry.inspecting.inspect import Target, inspect
 
 
 @pytest.mark.parametrize(("era", "protocol"), [("auto", "2026-07-28"), ("legacy", "2025-11-25")])

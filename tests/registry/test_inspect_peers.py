@@ -13,8 +13,8 @@ from contextlib import contextmanager
 
 import pytest
 
-from registry.errors import InspectionError
-from registry.inspect import Target, config_target, inspect
+from registry.core.errors import InspectionError
+from registry.inspecting.inspect import Target, config_target, inspect
 from tests.conftest import OFFICIAL_MEMORY_TOOLS
 
 pytestmark = pytest.mark.peers

@@ -9,8 +9,8 @@ import sys
 import pytest
 
 from registry.commands._target import target_from_options
-from registry.errors import UsageError
-from registry.inspect import Target, config_servers, config_target, redact_argv, redact_url
+from registry.core.errors import UsageError
+from registry.inspecting.inspect import Target, config_servers, config_target, redact_argv, redact_url
 
 
 def test_url_credentials_and_secret_query_values_are_redacted():

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from registry.normalize import (
+from registry.core.snapshot import canonical_json
+from registry.diffing.normalize import (
     ANNOTATION_DEFAULTS,
     normalize_annotations,
     normalize_schema,
@@ -11,7 +12,6 @@ from registry.normalize import (
     pydantic_titles,
     schema_dialect,
 )
-from registry.snapshot import canonical_json
 
 
 def test_required_enum_and_type_lists_are_sorted_and_deduplicated() -> None:

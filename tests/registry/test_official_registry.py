@@ -15,8 +15,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from registry.errors import UsageError
-from registry.official import (
+from registry.core.errors import UsageError
+from registry.inspecting.official import (
     EntryInvalid,
     EntrySkipped,
     Inputs,
@@ -25,7 +25,7 @@ from registry.official import (
     read_entries,
     select_entries,
 )
-from registry.store import open_store
+from registry.storage.store import open_store
 from tests.conftest import REPO, require
 from tests.registry.conftest import free_port
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from registry.context_cost import context_cost
-from registry.official import entry_from_item, install_snippets
-from registry.store import RegistryEntryRecord, open_store
+from registry.diffing.context_cost import context_cost
+from registry.inspecting.official import entry_from_item, install_snippets
+from registry.storage.store import RegistryEntryRecord, open_store
 from tests.conftest import require
 
 MCPDEX = [sys.executable, "-m", "registry"]

@@ -12,8 +12,9 @@ import anyio
 import pytest
 
 from registry.commands.probe import markdown_cell
-from registry.inspect import Target, inspect_async, open_client
-from registry.probe import (
+from registry.core.templating import render
+from registry.inspecting.inspect import Target, inspect_async, open_client
+from registry.probing.probe import (
     CHECKS,
     GROUPS,
     PREFIX,
@@ -22,7 +23,6 @@ from registry.probe import (
     run_probe,
     standard_graph,
 )
-from registry.templating import render
 from tests.conftest import OFFICIAL_MEMORY_TOOLS
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "memory-profiles.md"
@@ -206,7 +206,7 @@ def test_cli_refuses_without_allow_writes(npm_peer, tmp_path):
 
 @pytest.mark.slow
 def test_cli_prints_json_and_saves_the_profile_in_the_registry(npm_peer, tmp_path):
-    from registry.store import open_store
+    from registry.storage.store import open_store
 
     registry = f"sqlite:///{tmp_path / 'registry.sqlite'}"
     result = run_cli(

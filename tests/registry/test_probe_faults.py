@@ -13,7 +13,7 @@ from mcp import Client
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
-from registry.probe import CHECKS, run_probe
+from registry.probing.probe import CHECKS, run_probe
 
 pytestmark = pytest.mark.anyio
 

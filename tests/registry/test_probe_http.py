@@ -52,7 +52,7 @@ def test_probe_over_streamable_http_has_the_outcomes_it_has_over_stdio(memory_ht
 @pytest.mark.slow
 @pytest.mark.postgres
 def test_probe_saves_the_profile_in_a_postgresql_registry(memory_http, postgres_url: str) -> None:
-    from registry.store import open_store
+    from registry.storage.store import open_store
 
     printed = probe_json("--save", "--registry", postgres_url, memory_http)
     with open_store(postgres_url) as store:

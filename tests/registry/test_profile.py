@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from registry.profile import FEATURES, OFFICIAL_TOOLS, PROFILE_FORMAT, page_profile, static_profile
-from registry.templating import render
+from registry.core.profile import FEATURES, OFFICIAL_TOOLS, PROFILE_FORMAT, page_profile, static_profile
+from registry.core.templating import render
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "memory-profiles.md"
 
@@ -17,7 +17,7 @@ DOCS = Path(__file__).resolve().parents[2] / "docs" / "memory-profiles.md"
 @pytest.fixture(scope="module")
 def official_snapshot(npm_peer, tmp_path_factory) -> dict:
     """A real inspection of @modelcontextprotocol/server-memory."""
-    from registry.inspect import Target, inspect
+    from registry.inspecting.inspect import Target, inspect
 
     store = tmp_path_factory.mktemp("official") / "memory.jsonl"
     target = Target(transport="stdio", argv=npm_peer("server-memory"), env={"MEMORY_FILE_PATH": str(store)})
@@ -185,7 +185,7 @@ def test_three_official_tools_make_a_partial_surface(official_snapshot):
 
 
 def test_a_server_that_is_no_memory_server_has_no_profile(npm_peer, tmp_path):
-    from registry.inspect import inspect
+    from registry.inspecting.inspect import inspect
 
     snapshot = inspect([*npm_peer("server-filesystem"), str(tmp_path)], timeout=30, protocol_era="legacy")
     assert len(snapshot["tools"]) >= 10
@@ -222,7 +222,7 @@ def test_static_profile_is_pure_and_imports_no_mcp(python):
     import subprocess
 
     code = (
-        "import sys, registry.profile; "
+        "import sys, registry.core.profile; "
         "sys.exit(any(m == 'mcp' or m.startswith(('mcp.', 'sqlalchemy')) for m in sys.modules))"
     )
     assert subprocess.run([python, "-c", code], timeout=60).returncode == 0

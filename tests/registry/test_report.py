@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from registry.snapshot import load_snapshot
-from registry.store import open_store
+from registry.core.snapshot import load_snapshot
+from registry.storage.store import open_store
 
 MCPDEX = [sys.executable, "-m", "registry"]
 
@@ -260,7 +260,7 @@ def test_a_manifest_never_removes_files_outside_the_site(tmp_path, sqlite_regist
 
 
 def notes_snapshot(version: str, tools: list[dict]) -> dict:
-    from registry.snapshot import compute_digest
+    from registry.core.snapshot import compute_digest
 
     snapshot = {
         "format": "mcpdex.snapshot/1",
@@ -316,7 +316,7 @@ def test_a_tool_page_dates_the_tool_from_the_version_that_added_it(tmp_path) -> 
 
 def test_the_site_writer_follows_links_only_while_they_stay_in_the_site(tmp_path) -> None:
     from registry.commands.report import _write_files
-    from registry.errors import UsageError
+    from registry.core.errors import UsageError
 
     root, outside = (tmp_path / "site").resolve(), (tmp_path / "outside").resolve()
     (root / "servers" / "plain").mkdir(parents=True)
@@ -366,7 +366,7 @@ def test_every_refused_output_path_is_one_line_and_exit_2(tmp_path) -> None:
     )
     snapshot_file = tmp_path / "notes.json"
     run("show", "notes", "--registry", url, "--format", "json")
-    from registry.snapshot import dump_snapshot
+    from registry.core.snapshot import dump_snapshot
 
     dump_snapshot(notes_snapshot("1.0.0", [tool]), snapshot_file)
     missing = tmp_path / "no-such-folder" / "page.html"

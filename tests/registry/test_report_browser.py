@@ -105,13 +105,13 @@ def hostile_site(tmp_path_factory) -> Path:
     The store now refuses these server names; a registry written before it did still holds them, and
     its pages must stay inert, so the name rule is lifted while this one is written.
     """
-    from registry.snapshot import compute_digest
-    from registry.store import open_store
+    from registry.core.snapshot import compute_digest
+    from registry.storage.store import open_store
 
     folder = tmp_path_factory.mktemp("hostile")
     url = f"sqlite:///{folder / 'registry.sqlite'}"
     with pytest.MonkeyPatch.context() as patch, open_store(url) as store:
-        patch.setattr("registry.names.server_name_problem", lambda name: None)
+        patch.setattr("registry.core.names.server_name_problem", lambda name: None)
         for name in (*PAYLOADS, "../../etc", "..", RTL, "Plain", "plain"):
             for index, version in enumerate(("1.0.0", "1.1.0")):
                 snapshot = hostile_snapshot(version, extra_tool=bool(index), huge=name == "../../etc")
@@ -307,8 +307,8 @@ def test_the_single_server_report_works_from_file_without_network(browser, peer_
 
 
 def test_long_server_names_and_labels_wrap_instead_of_scrolling_the_index(browser, tmp_path) -> None:
-    from registry.snapshot import compute_digest
-    from registry.store import open_store
+    from registry.core.snapshot import compute_digest
+    from registry.storage.store import open_store
 
     url = f"sqlite:///{tmp_path / 'registry.sqlite'}"
     names = [

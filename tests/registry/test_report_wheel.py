@@ -58,7 +58,7 @@ def test_an_installed_wheel_renders_a_page_from_its_bundled_templates(tmp_path: 
 
     (tmp_path / "snapshot.json").write_text(json.dumps(SNAPSHOT), encoding="utf-8")
     where = subprocess.run(
-        [str(fresh), "-c", "import registry.paths as p; print(p.templates_dir())"],
+        [str(fresh), "-c", "import registry.core.paths as p; print(p.templates_dir())"],
         capture_output=True,
         text=True,
         check=True,

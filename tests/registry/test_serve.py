@@ -13,11 +13,11 @@ import httpx
 import pytest
 from starlette.testclient import TestClient
 
-from registry.client import RegistryClient
-from registry.service import ENDPOINTS, create_app
-from registry.snapshot import SNAPSHOT_FORMAT, compute_digest
-from registry.store import Recorded, SubmissionKey, open_store
-from registry.tokens import open_tokens
+from registry.core.snapshot import SNAPSHOT_FORMAT, compute_digest
+from registry.storage.client import RegistryClient
+from registry.storage.store import Recorded, SubmissionKey, open_store
+from registry.storage.tokens import open_tokens
+from registry.web.service import ENDPOINTS, create_app
 
 SERVER = "acme-notes"
 

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from registry.limits import Limits
-from registry.service import create_app
-from registry.snapshot import compute_digest
-from registry.store import open_store
+from registry.core.limits import Limits
+from registry.core.snapshot import compute_digest
+from registry.storage.store import open_store
+from registry.web.service import create_app
 from tests.registry.test_serve import SERVER, error_code, make_snapshot, submit
 
 SMALL = Limits(max_tools=3, max_schema_bytes=2_000, max_schema_depth=8, max_description_chars=500)
@@ -143,7 +143,7 @@ def _median_latency(client: TestClient, path: str, rounds: int = 15) -> float:
 
 def test_list_and_other_tenants_pages_are_not_held_up_by_a_10000_tool_submission(registry_url) -> None:
     store = open_store(registry_url)
-    from registry.tokens import open_tokens
+    from registry.storage.tokens import open_tokens
 
     tokens = open_tokens(store)
     acme, other = tokens.create("acme-ci", "acme-*")[1], tokens.create("other-ci", "other-*")[1]
@@ -189,7 +189,7 @@ def test_a_version_recorded_by_the_cli_is_scored_by_the_background_job(registry_
         time.sleep(1.1)  # the list is reused for a second
         assert client.get("/api/servers").json()["servers"][0]["score"]["tier"] == tier
     with open_store(registry_url) as reopened:
-        from registry.scores import stored_scorecard
+        from registry.storage.scores import stored_scorecard
 
         assert stored_scorecard(reopened, SERVER, snapshot["digest"]) == response.json()
 
@@ -222,7 +222,7 @@ def test_a_resubmitted_version_keeps_its_stored_score(registry_url) -> None:
         assert submit(client, token, make_snapshot()).status_code == 200
         assert client.get(f"/api/servers/{SERVER}/score").json() == first.json()
     engine_store = open_store(registry_url)
-    from registry.store import store_engine, tables
+    from registry.storage.store import store_engine, tables
 
     with store_engine(engine_store).connect() as conn:
         assert len(conn.execute(tables().scores.select()).all()) == 1
@@ -230,7 +230,7 @@ def test_a_resubmitted_version_keeps_its_stored_score(registry_url) -> None:
 
 
 def _token(registry_url: str) -> str:
-    from registry.tokens import open_tokens
+    from registry.storage.tokens import open_tokens
 
     store = open_store(registry_url)
     try:

@@ -28,11 +28,11 @@ import httpx
 import pytest
 import sqlalchemy as sa
 
-from registry.client import RegistryClient
-from registry.errors import NotFoundError, RegistryError, UsageError
-from registry.snapshot import SNAPSHOT_FORMAT, compute_digest
-from registry.store import open_store, store_engine, tables
-from registry.tokens import open_tokens
+from registry.core.errors import NotFoundError, RegistryError, UsageError
+from registry.core.snapshot import SNAPSHOT_FORMAT, compute_digest
+from registry.storage.client import RegistryClient
+from registry.storage.store import open_store, store_engine, tables
+from registry.storage.tokens import open_tokens
 from tests.conftest import require
 
 
@@ -454,7 +454,7 @@ def _mcpdex(*args: str, token: str | None = None) -> subprocess.CompletedProcess
 
 
 def test_open_registry_gives_the_store_interface_over_http(sqlite_service) -> None:
-    from registry.client import ServiceRegistry, open_registry
+    from registry.storage.client import ServiceRegistry, open_registry
 
     service, secret = sqlite_service
     with open_registry(service.url) as registry:
@@ -469,7 +469,7 @@ def test_open_registry_gives_the_store_interface_over_http(sqlite_service) -> No
             duration_s=0.2,
         )
         assert recorded.new_version and recorded.version == "7.0.0" and recorded.server == "acme-iface"
-        assert registry.snapshot("acme-iface")["digest"] == variant(7, "7.0.0")["digest"]
+        assert registry.core.snapshot("acme-iface")["digest"] == variant(7, "7.0.0")["digest"]
         summary = next(s for s in registry.servers() if s.name == "acme-iface")
         assert summary.latest_version == "7.0.0" and summary.version_count == 1 and summary.last_ok is True
 
@@ -477,7 +477,7 @@ def test_open_registry_gives_the_store_interface_over_http(sqlite_service) -> No
 def test_mcpdex_registry_may_name_a_service_as_the_default_registry(
     sqlite_service, tmp_path, monkeypatch
 ) -> None:
-    from registry.client import ServiceRegistry, open_registry
+    from registry.storage.client import ServiceRegistry, open_registry
 
     service, secret = sqlite_service
     monkeypatch.setenv("MCPDEX_REGISTRY", service.url)
@@ -495,7 +495,7 @@ def test_mcpdex_registry_may_name_a_service_as_the_default_registry(
 
 
 def test_service_registry_reads_the_latest_version_with_its_snapshot(sqlite_service) -> None:
-    from registry.client import ServiceRegistry
+    from registry.storage.client import ServiceRegistry
 
     service, secret = sqlite_service
     with ServiceRegistry(service.url, token=secret) as registry:

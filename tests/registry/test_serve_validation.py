@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
-from registry.snapshot import compute_digest
-from registry.store import RecordRejected, open_store, store_engine, tables
-from registry.strict_json import MAX_JSON_DEPTH
-from registry.tokens import open_tokens
+from registry.core.snapshot import compute_digest
+from registry.core.strict_json import MAX_JSON_DEPTH
+from registry.storage.store import RecordRejected, open_store, store_engine, tables
+from registry.storage.tokens import open_tokens
 from tests.registry import test_serve
 from tests.registry.test_serve import SERVER, bearer, error_code, make_snapshot, submit
 
@@ -415,7 +415,7 @@ def test_keys_recorded_before_they_were_scoped_are_migrated_and_honoured_for_the
 ) -> None:
     from starlette.testclient import TestClient
 
-    from registry.service import create_app
+    from registry.web.service import create_app
 
     with TestClient(create_app(registry_url)) as client:
         first = submit(client, secrets["acme"], make_snapshot("1.0.0"), key="ci-build-1234")
@@ -457,14 +457,14 @@ def test_the_docs_give_an_example_of_every_4xx_the_service_answers() -> None:
     import re
     from pathlib import Path
 
-    import registry.service
-    import registry.strict_json
+    import registry.core.strict_json
+    import registry.web.service
 
     docs = (Path(__file__).resolve().parents[2] / "docs" / "http-service.md").read_text(encoding="utf-8")
     errors = docs.split("\n## Errors\n", 1)[1].split("\n## ", 1)[0]
-    service = Path(registry.service.__file__).read_text(encoding="utf-8")
+    service = Path(registry.web.service.__file__).read_text(encoding="utf-8")
     answered = set(re.findall(r'ApiError\(\s*(4\d\d),\s*"([a-z_]+)"', service))
-    strict = Path(registry.strict_json.__file__).read_text(encoding="utf-8")
+    strict = Path(registry.core.strict_json.__file__).read_text(encoding="utf-8")
     answered |= {("422", code) for code in re.findall(r'JSONValueError\(\s*"([a-z_]+)"', strict)}
     assert {("422", "unsupported_number"), ("400", "invalid_parameter")} <= answered
     for status, code in sorted(answered):
@@ -474,7 +474,7 @@ def test_the_docs_give_an_example_of_every_4xx_the_service_answers() -> None:
 def test_a_constraint_that_is_not_a_race_is_raised_at_once(registry_url, monkeypatch) -> None:
     from sqlalchemy.exc import IntegrityError
 
-    from registry.store import Store
+    from registry.storage.store import Store
 
     attempts: list[int] = []
     record_once = Store._record_once

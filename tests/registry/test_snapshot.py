@@ -2,8 +2,8 @@ import json
 
 import pytest
 
-from registry.errors import SnapshotError
-from registry.snapshot import (
+from registry.core.errors import SnapshotError
+from registry.core.snapshot import (
     SNAPSHOT_FORMAT,
     compute_digest,
     dump_snapshot,

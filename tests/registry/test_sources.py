@@ -9,10 +9,10 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from registry.errors import InspectionError, NotFoundError, SnapshotError
-from registry.snapshot import dump_snapshot
-from registry.sources import resolve_snapshot, snapshot_schema, split_server_spec
-from registry.store import open_store
+from registry.commands.sources import resolve_snapshot, split_server_spec
+from registry.core.errors import InspectionError, NotFoundError, SnapshotError
+from registry.core.snapshot import dump_snapshot, snapshot_schema
+from registry.storage.store import open_store
 from tests.registry.test_store import make_snapshot
 
 SERVERS = Path(__file__).parent / "servers"

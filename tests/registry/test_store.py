@@ -8,9 +8,9 @@ import sys
 
 import pytest
 
-from registry.errors import NotFoundError, RegistryError
-from registry.snapshot import SNAPSHOT_FORMAT, compute_digest
-from registry.store import open_store, order_versions, semver_key
+from registry.core.errors import NotFoundError, RegistryError
+from registry.core.snapshot import SNAPSHOT_FORMAT, compute_digest
+from registry.storage.store import open_store, order_versions, semver_key
 
 
 def make_snapshot(version: str, tools: list[str], name: str = "demo") -> dict:
@@ -182,7 +182,7 @@ def test_reading_an_empty_registry_finds_nothing(registry_url):
 
 _WRITER = """
 import sys
-from registry.store import open_store
+from registry.storage.store import open_store
 from tests.registry.test_store import make_snapshot
 url, worker = sys.argv[1], int(sys.argv[2])
 # Half the writers save the same new version, the others one version each.
@@ -229,7 +229,7 @@ def test_semver_key_follows_semver_precedence():
 
 
 def test_unparsable_labels_keep_first_seen_place():
-    from registry.store import VersionRecord
+    from registry.storage.store import VersionRecord
 
     rows = [
         VersionRecord(label, "d", f"2026-01-0{i}", "", {})
@@ -260,7 +260,7 @@ def test_sqlite_reads_do_not_import_sqlalchemy(tmp_path):
     with open_store(url) as store:
         record(store, make_snapshot("1.0.0", ["a"]))
     code = (
-        "import sys, json; from registry.store import open_store; s = open_store(sys.argv[1]);"
+        "import sys, json; from registry.storage.store import open_store; s = open_store(sys.argv[1]);"
         "print(json.dumps([s.snapshot('demo')['server']['version'], 'sqlalchemy' in sys.modules]))"
     )
     out = subprocess.run([sys.executable, "-c", code, url], capture_output=True, text=True, check=True)

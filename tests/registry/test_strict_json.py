@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from registry.strict_json import JSONValueError, check_json, finite_or_none, prune_depth
+from registry.core.strict_json import JSONValueError, check_json, finite_or_none, prune_depth
 
 # JSON as Python's json module reads it: finite and non-finite floats, and text with lone surrogates
 # (hypothesis leaves category Cs out of text unless asked).

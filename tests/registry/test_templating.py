@@ -1,7 +1,7 @@
 import jinja2
 import pytest
 
-from registry.templating import code_spans, counted, render
+from registry.core.templating import code_spans, counted, render
 
 
 def test_counted_uses_the_singular_for_one_only():

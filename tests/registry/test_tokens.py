@@ -10,9 +10,9 @@ import sys
 import pytest
 import sqlalchemy as sa
 
-from registry.errors import NotFoundError, UsageError
-from registry.store import open_store, store_engine
-from registry.tokens import TOKENS, TokenRejected, open_tokens
+from registry.core.errors import NotFoundError, UsageError
+from registry.storage.store import open_store, store_engine
+from registry.storage.tokens import TOKENS, TokenRejected, open_tokens
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from registry.snapshot import dump_snapshot
+from registry.core.snapshot import dump_snapshot
 from tests.scoring.conftest import make_tool, snapshot_of
 
 MCPDEX = [sys.executable, "-m", "registry"]
@@ -94,7 +94,7 @@ def test_explain_lint_rule_dimension_and_unknown() -> None:
 
 
 def test_explain_covers_diff_rules() -> None:
-    from registry.rules import RULES
+    from registry.diffing.rules import RULES
 
     result = run("explain", RULES[0].id)
     assert result.returncode == 0

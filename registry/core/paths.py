@@ -37,8 +37,8 @@ def resolve_registry_url(url: str | None) -> str:
 
 def templates_dir() -> Path:
     """The bundled Jinja2 templates: inside the wheel, or ``templates/`` of a source checkout."""
-    here = Path(__file__).resolve().parent
-    for candidate in (here / "templates", here.parent / "templates"):
+    package = Path(__file__).resolve().parents[1]
+    for candidate in (package / "templates", package.parent / "templates"):
         if candidate.is_dir():
             return candidate
     raise FileNotFoundError("mcpdex templates are missing; reinstall mcpdex")

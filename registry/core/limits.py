@@ -16,7 +16,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
-from registry.errors import UsageError
+from registry.core.errors import UsageError
 
 _LISTS = ("tools", "resources", "resourceTemplates", "prompts")
 

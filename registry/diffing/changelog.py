@@ -10,9 +10,9 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from registry.context_cost import context_growth_change
-from registry.diff import Change, diff_history, summarize
-from registry.templating import render
+from registry.core.templating import render
+from registry.diffing.context_cost import context_growth_change
+from registry.diffing.diff import Change, diff_history, summarize
 
 CHANGELOG_FORMAT = "mcpdex.changelog/1"
 

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+from functools import cache
 from pathlib import Path
 from typing import Any, TypedDict
 
-from registry.errors import SnapshotError
+from registry.core.errors import SnapshotError
 
 SNAPSHOT_FORMAT = "mcpdex.snapshot/1"
 
@@ -134,3 +135,11 @@ def load_snapshot(path: str | Path) -> Snapshot:
     except (OSError, UnicodeDecodeError) as exc:
         raise SnapshotError(f"{file}: cannot read it ({exc})") from None
     return parse_snapshot(text, origin=str(file))
+
+
+@cache
+def snapshot_schema() -> dict[str, Any]:
+    """The published JSON Schema of the snapshot format (``registry/core/schema/snapshot.schema.json``,
+    served at ``/api/schema/snapshot.json``)."""
+    path = Path(__file__).resolve().parent / "schema" / "snapshot.schema.json"
+    return json.loads(path.read_text(encoding="utf-8"))

@@ -15,10 +15,10 @@ from typing import Any
 import jinja2
 from markupsafe import Markup, escape
 
-from registry.paths import templates_dir
-from registry.printable import escape_controls
-from registry.rules import TEXT_DIFF_RULES
-from registry.textdiff import line_diff
+from registry.core.paths import templates_dir
+from registry.core.printable import escape_controls
+from registry.core.textdiff import line_diff
+from registry.diffing.rules import TEXT_DIFF_RULES
 
 
 def counted(count: int, singular: str, plural: str | None = None) -> str:

@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from registry.errors import MCPDexError
-from registry.profile import FEATURES_BY_ID, PROFILE_FORMAT, has_feature, static_profile
+from registry.core.errors import MCPDexError
+from registry.core.profile import FEATURES_BY_ID, PROFILE_FORMAT, has_feature, static_profile
 
 SEED = 20261129
 SIZES: tuple[int, int] = (100, 1000)

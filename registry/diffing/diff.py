@@ -1,8 +1,9 @@
 """Direction-aware diff of two snapshots into a list of Changes, judged by the rule table.
 
 ``_changed_keywords`` only *locates* differing schema keywords; the judges below decide what each
-difference means, using ``registry.rules``. Both sides are normalised first (``registry.normalize``), so
-re-serialisation by another SDK produces no change. Pure: no MCP, no database, no clock.
+difference means, using ``registry.diffing.rules``. Both sides are normalised first
+(``registry.diffing.normalize``), so re-serialisation by another SDK produces no change.
+Pure: no MCP, no database, no clock.
 """
 
 from __future__ import annotations
@@ -12,10 +13,10 @@ from collections.abc import Iterable, Sequence
 from json.encoder import encode_basestring
 from typing import Any, TypedDict
 
-from registry.normalize import normalize_tool, origin
-from registry.rules import AREA_LABELS, AREAS, LEVELS, POISONING_LINTS, rule
-from registry.snapshot import canonical_json, sorted_json
-from registry.witness import NOT_FOUND, Side, edges, find, samples
+from registry.core.snapshot import canonical_json, sorted_json
+from registry.diffing.normalize import normalize_tool, origin
+from registry.diffing.rules import AREA_LABELS, AREAS, LEVELS, POISONING_LINTS, rule
+from registry.diffing.witness import NOT_FOUND, Side, edges, find, samples
 
 # How each kind of witness is told, after the change's message, in every format that shows messages.
 WITNESS_SENTENCES = {

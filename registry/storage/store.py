@@ -22,9 +22,9 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
-from registry.errors import NotFoundError, RegistryError
-from registry.snapshot import compute_digest, server_version
-from registry.strict_json import JSONValueError, check_json, prune_depth
+from registry.core.errors import NotFoundError, RegistryError
+from registry.core.snapshot import compute_digest, server_version
+from registry.core.strict_json import JSONValueError, check_json, prune_depth
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Connection, Engine
@@ -525,7 +525,7 @@ class Store:
         """
         from sqlalchemy.exc import IntegrityError, OperationalError
 
-        from registry.names import server_name_problem
+        from registry.core.names import server_name_problem
 
         problem = server_name_problem(server)
         if problem is not None:
@@ -778,6 +778,7 @@ class Store:
         with self._transaction(self.engine, write=True) as conn:
             if conn.execute(table.update().where(table.c.source == source).values(**values)).rowcount == 0:
                 conn.execute(sa.insert(table).values(source=source, **values))
+
     def save_score(
         self,
         server: str,
@@ -1039,7 +1040,7 @@ class _Transaction:
 
 def open_store(url: str | None = None) -> Store:
     """Open the registry at ``url`` (None: the default registry); tables are created on first write."""
-    from registry.paths import resolve_registry_url
+    from registry.core.paths import resolve_registry_url
 
     return Store(resolve_registry_url(url))
 

@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from registry.errors import InspectionError, UsageError
-from registry.limits import LIMITS, Limits
-from registry.snapshot import SNAPSHOT_FORMAT, compute_digest
+from registry.core.errors import InspectionError, UsageError
+from registry.core.limits import LIMITS, Limits
+from registry.core.snapshot import SNAPSHOT_FORMAT, compute_digest
 
 PROTOCOL_ERAS = ("auto", "legacy", "modern")
 TRANSPORTS = ("stdio", "streamable-http", "sse")
@@ -234,7 +234,7 @@ def inspect(
     """Inspect ``target`` and return its Snapshot; raises InspectionError (one-line reason first).
 
     ``timeout`` bounds everything, checking what was listed included; ``limits`` (by default those
-    of the environment, see ``registry.limits``) stop the listing at the item limit and record
+    of the environment, see ``registry.core.limits``) stop the listing at the item limit and record
     what goes past the others as problems.
     """
     import anyio
@@ -688,12 +688,12 @@ async def _stdio(target: Target, errlog: Any, stop_by: float | None) -> AsyncIte
     Our own rather than the SDK's ``stdio_client``, whose fixed 2 s + 2 s stop can overrun a short
     deadline: here each polite step ends at ``stop_by`` (an ``anyio.current_time()``), and the
     whole group is SIGKILLed then; what left the group (``setsid()``) is found and ended by
-    ``registry.processes``, so neither the server nor anything it spawned outlives us.
+    ``registry.inspecting.processes``, so neither the server nor anything it spawned outlives us.
     """
     import anyio
     from mcp.client.stdio import get_default_environment
 
-    from registry import processes
+    from registry.inspecting import processes
 
     processes.become_subreaper()
     mark = processes.new_mark()
@@ -764,7 +764,7 @@ def _parse_line(line: bytes) -> Any:
         # left its request waiting out the whole deadline; it is kept instead, its deepest part
         # replaced by a note (the depth limit records a problem) and each lone surrogate by U+FFFD
         # (recorded as invalid-utf8).
-        from registry.strict_json import prune_depth
+        from registry.core.strict_json import prune_depth
 
         try:
             repaired = _lone_surrogates_replaced(prune_depth(json.loads(text)))
@@ -791,7 +791,7 @@ async def _stop(process: Any, stop_by: float | None, mark: dict[str, str]) -> No
 
     import anyio
 
-    from registry import processes
+    from registry.inspecting import processes
 
     # Read while the server lives: once it exits, its children's parentage no longer leads to it.
     strays = processes.descendants(process.pid)
@@ -1086,7 +1086,7 @@ async def open_client(
     from mcp.types import Implementation
     from mcp_types.version import LATEST_MODERN_VERSION
 
-    from registry.errors import MCPDexError
+    from registry.core.errors import MCPDexError
 
     if protocol_era not in PROTOCOL_ERAS:
         raise UsageError(f"--protocol-era must be one of {', '.join(PROTOCOL_ERAS)}, not {protocol_era!r}")

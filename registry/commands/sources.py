@@ -12,14 +12,12 @@ Precedence, first match wins:
 
 from __future__ import annotations
 
-import json
 import os
-from functools import cache
 from pathlib import Path
 from typing import Any
 
-from registry.errors import NotFoundError
-from registry.snapshot import load_snapshot
+from registry.core.errors import NotFoundError
+from registry.core.snapshot import load_snapshot
 
 
 def resolve_snapshot(spec: str, *, registry_url: str | None = None, timeout: float = 30.0) -> dict[str, Any]:
@@ -27,22 +25,15 @@ def resolve_snapshot(spec: str, *, registry_url: str | None = None, timeout: flo
     if os.path.isfile(spec):
         return dict(load_snapshot(spec))
     if spec.startswith(("http://", "https://")):
-        from registry.inspect import inspect
+        from registry.inspecting.inspect import inspect
 
         return inspect(spec, timeout=timeout)
     stored = _from_registry(spec, registry_url)
     if stored is not None:
         return stored
-    from registry.inspect import inspect
+    from registry.inspecting.inspect import inspect
 
     return inspect(spec, timeout=timeout)
-
-
-@cache
-def snapshot_schema() -> dict[str, Any]:
-    """The published JSON Schema of the snapshot format (``registry/schema/snapshot.schema.json``)."""
-    path = Path(__file__).resolve().parent / "schema" / "snapshot.schema.json"
-    return json.loads(path.read_text(encoding="utf-8"))
 
 
 def split_server_spec(spec: str) -> tuple[str, str | None]:
@@ -62,7 +53,7 @@ def _from_registry(spec: str, registry_url: str | None) -> dict[str, Any] | None
     name, version = split_server_spec(spec)
     # A spec with a space not in the registry is a command line (`npx -y pkg@1`), not a missing name.
     one_word = not any(ch.isspace() for ch in spec)
-    from registry.paths import resolve_registry_url
+    from registry.core.paths import resolve_registry_url
 
     url = resolve_registry_url(registry_url)
     if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).exists():
@@ -71,7 +62,7 @@ def _from_registry(spec: str, registry_url: str | None) -> dict[str, Any] | None
                 f"{spec}: no registry at {url} to look it up in; pass --registry or a snapshot file"
             )
         return None
-    from registry.client import open_registry
+    from registry.storage.client import open_registry
 
     store = open_registry(url)
     try:

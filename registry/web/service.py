@@ -1,11 +1,11 @@
 """The registry as an HTTP service: a Starlette app over the store, the diff, the scorer and the pages.
 
 Reads are public and carry ``ETag`` and ``Cache-Control``; writes need a bearer token from
-``registry.tokens``. Every endpoint is one row of ``ENDPOINTS``, from which both the routes and the
+``registry.storage.tokens``. Every endpoint is one row of ``ENDPOINTS``, from which both the routes and the
 OpenAPI document are built. Errors are JSON ``{"error": {"code", "message"}}``; a database outage is a
 503 with ``Retry-After``, never a half-written inspection (the store writes each one in a transaction).
 A submission with an ``Idempotency-Key`` header is recorded once: a retry of it gets the first answer.
-A body is checked whole before anything is written (registry.strict_json, then the published schema).
+A body is checked whole before anything is written (registry.core.strict_json, then the published schema).
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cache, partial
 from importlib import metadata
-from pathlib import Path
 from typing import Any
 
 import anyio
@@ -39,22 +38,21 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from registry.changelog import build_changelog
-from registry.errors import MCPDexError, NotFoundError, SnapshotError
-from registry.gate import evaluate
-from registry.limits import Limits
-from registry.names import server_name_problem
-from registry.scores import ScoringProcess, score_and_store, scorer_key
-from registry.snapshot import parse_snapshot, server_version
-from registry.store import RecordRejected, SubmissionKey, SubmissionKeyReused, utc_timestamp
-from registry.strict_json import MAX_JSON_DEPTH, JSONValueError, check_json, finite_or_none
-from registry.tokens import TokenRecord, TokenRejected, TokenStore, open_tokens
+from registry.core.errors import MCPDexError, NotFoundError, SnapshotError
+from registry.core.limits import Limits
+from registry.core.names import server_name_problem
+from registry.core.snapshot import parse_snapshot, server_version, snapshot_schema
+from registry.core.strict_json import MAX_JSON_DEPTH, JSONValueError, check_json, finite_or_none
+from registry.diffing.changelog import build_changelog
+from registry.gating.gate import evaluate
+from registry.storage.scores import ScoringProcess, score_and_store, scorer_key
+from registry.storage.store import RecordRejected, SubmissionKey, SubmissionKeyReused, utc_timestamp
+from registry.storage.tokens import TokenRecord, TokenRejected, TokenStore, open_tokens
 
 log = logging.getLogger("mcpdex.serve")
 log_scores = logging.getLogger("mcpdex.serve.scores")
 
 MAX_BODY_BYTES = 4 * 1024 * 1024
-SNAPSHOT_SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "snapshot.schema.json"
 
 _MAX_LABEL = 128
 # Visible ASCII only: a UUID fits many times over, and the key is stored and compared as sent.
@@ -97,12 +95,6 @@ class ApiError(Exception):
     def __init__(self, status: int, code: str, message: str, headers: dict[str, str] | None = None) -> None:
         super().__init__(message)
         self.status, self.code, self.message, self.headers = status, code, message, headers or {}
-
-
-@cache
-def snapshot_schema() -> dict[str, Any]:
-    """The published JSON Schema of the snapshot format (served at /api/schema/snapshot.json)."""
-    return json.loads(SNAPSHOT_SCHEMA_PATH.read_text(encoding="utf-8"))
 
 
 @cache
@@ -550,7 +542,7 @@ class _Site:
         self, store: Any, summaries: list[Any], scored: set[str]
     ) -> tuple[dict[str, tuple[Any, Any]], Mapping[str, bytes]]:
         from registry.commands.report import server_data
-        from registry.render import render_site
+        from registry.site.render import render_site
 
         records = {}
         for summary in summaries:
@@ -1210,7 +1202,7 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: Starlette):  # type: ignore[no-untyped-def]
-        from registry.store import open_store
+        from registry.storage.store import open_store
 
         store = await _db(open_store, registry_url)
         app.state.store = store

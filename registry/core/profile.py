@@ -1,7 +1,7 @@
 """Memory-server profiles read from a snapshot alone: the knowledge-graph surface a server offers
 and the token-saving reads it advertises, set against the official ``server-memory``.
 
-Pure: no MCP, no database, no clock. The active probe (``registry.probe``) adds measured
+Pure: no MCP, no database, no clock. The active probe (``registry.probing.probe``) adds measured
 conformance, token cost and latency to the same Profile document.
 """
 

@@ -21,12 +21,12 @@ from typing import Any
 
 import click
 
-from registry.context_cost import context_growth_change
-from registry.diff import Change, diff_snapshots, fingerprint, summarize
-from registry.errors import UsageError
-from registry.rules import AREA_LABELS, LEVELS, RULES_BY_ID, TEXT_DIFF_RULES, level_rank, rule
-from registry.snapshot import canonical_json, server_version
-from registry.textdiff import line_diff
+from registry.core.errors import UsageError
+from registry.core.snapshot import canonical_json, server_version
+from registry.core.textdiff import line_diff
+from registry.diffing.context_cost import context_growth_change
+from registry.diffing.diff import Change, diff_snapshots, fingerprint, summarize
+from registry.diffing.rules import AREA_LABELS, LEVELS, RULES_BY_ID, TEXT_DIFF_RULES, level_rank, rule
 
 REPORT_FORMAT = "mcpdex.check/1"
 OUTPUT_FORMATS = ("text", "json", "markdown", "github", "junit", "sarif")
@@ -372,7 +372,7 @@ def render_json(report: dict[str, Any]) -> str:
 def render_markdown(report: dict[str, Any]) -> str:
     """Markdown for a pull-request comment or the GitHub step summary."""
     # Imported here: Jinja2 costs start-up that the other formats, and `inspect`'s summary, do not need.
-    from registry.templating import render
+    from registry.core.templating import render
 
     return render("check.md.j2", report=report, verdict=_verdict(report))
 
@@ -483,7 +483,7 @@ def render_report(report: dict[str, Any], fmt: str, *, color: bool = False, file
     before any colour or markup is added.
     """
     if fmt not in ("json", "sarif"):
-        from registry.printable import escape_controls_in
+        from registry.core.printable import escape_controls_in
 
         report = escape_controls_in(report)
     if fmt == "text":

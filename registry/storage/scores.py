@@ -17,10 +17,10 @@ from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from registry.limits import Limits
+from registry.core.limits import Limits
 
 if TYPE_CHECKING:
-    from registry.store import Store, StoredScore
+    from registry.storage.store import Store, StoredScore
 
 
 @cache
@@ -42,7 +42,7 @@ def score_and_store(
     store: Store, server: str, digest: str, snapshot: dict[str, Any], limits: Limits
 ) -> StoredScore:
     """Score ``server``'s version ``digest`` (unless it is past ``limits``) and store the result."""
-    from registry.store import StoredScore
+    from registry.storage.store import StoredScore
     from scoring import score_snapshot
 
     violation = next(islice(limits.violations(snapshot), 1), None)
@@ -71,7 +71,7 @@ def stored_scorecard(store: Store, server: str, digest: str) -> dict[str, Any] |
 
 @cache
 def _child_store(url: str) -> Store:
-    from registry.store import open_store
+    from registry.storage.store import open_store
 
     return open_store(url)
 
@@ -97,7 +97,7 @@ class ScoringProcess:
     def submit(self, url: str, server: str, digest: str, limits: Limits) -> Future[None]:
         if self._pool is None:
             context = multiprocessing.get_context("forkserver")
-            context.set_forkserver_preload(["registry.scores", "registry.store", "scoring"])
+            context.set_forkserver_preload(["registry.storage.scores", "registry.storage.store", "scoring"])
             self._pool = ProcessPoolExecutor(1, mp_context=context)
         return self._pool.submit(_score_recorded, url, server, digest, limits)
 

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any, TypedDict
 
-from registry.snapshot import canonical_json
+from registry.core.snapshot import canonical_json
 
 ENCODING = "o200k_base"
 ESTIMATE = "estimate: characters ÷ 4"
@@ -96,8 +96,8 @@ def context_growth_change(
 ) -> dict[str, Any] | None:
     """The ``context-cost-grew`` change when ``new``'s tool surface is more than ``share`` larger
     (in tokens) than ``old``'s and at least MIN_GROWTH_TOKENS larger; None otherwise."""
-    from registry.diff import Change, fingerprint
-    from registry.rules import AREA_LABELS, rule
+    from registry.diffing.diff import Change, fingerprint
+    from registry.diffing.rules import AREA_LABELS, rule
 
     before, after = context_cost(old), context_cost(new)
     grew = after["tokens"] - before["tokens"]

@@ -22,12 +22,12 @@ from typing import Any, TypedDict
 
 from markupsafe import Markup
 
-from registry.context_cost import context_cost
-from registry.errors import UsageError
-from registry.rules import TEXT_DIFF_RULES
-from registry.snapshot import server_version, sorted_json
-from registry.templating import environment, render
-from registry.textdiff import line_diff
+from registry.core.errors import UsageError
+from registry.core.snapshot import server_version, sorted_json
+from registry.core.templating import environment, render
+from registry.core.textdiff import line_diff
+from registry.diffing.context_cost import context_cost
+from registry.diffing.rules import TEXT_DIFF_RULES
 
 SITE_FORMAT = "mcpdex.site/1"
 MANIFEST_FORMAT = "mcpdex.manifest/1"
@@ -1043,7 +1043,7 @@ def _context_view(snapshot: dict[str, Any]) -> dict[str, Any] | None:
 
 def _transports(server: ServerData) -> list[str]:
     """``local`` and/or ``remote``: from the registry's listing, else from how it was inspected."""
-    from registry.official import transports_of
+    from registry.inspecting.official import transports_of
 
     if server.registry:
         return transports_of(server.registry[-1].get("server") or {})
@@ -1078,7 +1078,7 @@ _LISTING_FIELDS = ("version", "status", "status_message", "outcome", "reason")
 def registry_listing(server: ServerData) -> dict[str, Any] | None:
     """What the official registry says about the server: metadata of the listing that matches the
     page's version (else the newest), each version's status, and install snippets."""
-    from registry.official import install_snippets
+    from registry.inspecting.official import install_snippets
 
     if not server.registry:
         return None

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
-from registry.errors import UsageError
-from registry.store import semver_key
+from registry.core.errors import UsageError
+from registry.storage.store import semver_key
 
 OFFICIAL_REGISTRY = "https://registry.modelcontextprotocol.io"
 OFFICIAL_META = "io.modelcontextprotocol.registry/official"

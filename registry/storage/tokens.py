@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError, ProgrammingError
 
-from registry.errors import NotFoundError, UsageError
+from registry.core.errors import NotFoundError, UsageError
 
 if TYPE_CHECKING:
-    from registry.store import Store
+    from registry.storage.store import Store
 
 TOKEN_PREFIX = "mcpdex_"
 _TOKEN_SHAPE = re.compile(r"^mcpdex_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$")
@@ -181,6 +181,6 @@ class TokenStore:
 
 def open_tokens(store: Store) -> TokenStore:
     """The tokens kept in the same database as ``store``."""
-    from registry.store import store_engine
+    from registry.storage.store import store_engine
 
     return TokenStore(store_engine(store))

@@ -1144,7 +1144,7 @@ def rules_markdown() -> str:
     """The Markdown reference of every rule, as committed in ``docs/rules.md``."""
     import json
 
-    from registry.templating import render
+    from registry.core.templating import render
 
     def compact(value: Any) -> str:
         return json.dumps(value, ensure_ascii=False, sort_keys=True)
@@ -1161,7 +1161,7 @@ def rules_markdown() -> str:
 
 def example_witnesses() -> dict[str, Any]:
     """The witness the diff finds for each witnessed rule's example, by rule id (the docs show them)."""
-    from registry.diff import diff_snapshots
+    from registry.diffing.diff import diff_snapshots
 
     found: dict[str, Any] = {}
     for row in RULES:

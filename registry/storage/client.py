@@ -14,14 +14,14 @@ import uuid
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from registry.errors import NotFoundError, RegistryError, UsageError
-from registry.store import Recorded, ServerSummary, VersionRecord
-from registry.strict_json import MAX_JSON_DEPTH, JSONValueError, check_json
+from registry.core.errors import NotFoundError, RegistryError, UsageError
+from registry.core.strict_json import MAX_JSON_DEPTH, JSONValueError, check_json
+from registry.storage.store import Recorded, ServerSummary, VersionRecord
 
 if TYPE_CHECKING:
     import httpx
 
-    from registry.store import Store
+    from registry.storage.store import Store
 
 TOKEN_ENV = "MCPDEX_TOKEN"
 _RETRY_DELAYS = (0.5, 1.0, 2.0, 4.0)
@@ -263,11 +263,11 @@ def open_registry(url: str | None = None, *, timeout: float = 30.0) -> Store | S
     """The registry ``url`` names: a database (``open_store``), or an ``mcpdex serve`` service for http(s),
     whose every request has ``timeout`` seconds. None is the default registry, which ``MCPDEX_REGISTRY``
     may name as either."""
-    from registry.paths import resolve_registry_url
+    from registry.core.paths import resolve_registry_url
 
     url = resolve_registry_url(url)
     if is_service_url(url):
         return ServiceRegistry(url, timeout=timeout)
-    from registry.store import open_store
+    from registry.storage.store import open_store
 
     return open_store(url)

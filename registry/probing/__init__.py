@@ -1,0 +1,3 @@
+"""The active memory-server probe: its session, fixtures, checks and measured token cost and
+latency.
+"""

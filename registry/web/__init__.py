@@ -1,0 +1,1 @@
+"""The HTTP registry service: the app, its HTTP plumbing, caches and OpenAPI document."""
