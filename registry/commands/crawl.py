@@ -6,12 +6,12 @@ import json
 import sys
 import time
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 import click
 
 from registry.commands._options import SERVICE_HELP, format_option, registry_option
+from registry.core.timestamps import parse_utc, utc_now
 from registry.diffing.context_cost import context_cost
 from registry.inspecting.official import OFFICIAL_REGISTRY, Inputs, RegistryEntry, load_secrets
 
@@ -72,7 +72,7 @@ async def crawl_targets(
     async def one(name: str, target: Any) -> None:
         async with limiter:
             result = results[name]
-            result.started_at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+            result.started_at = utc_now()
             started = time.perf_counter()
             try:
                 result.snapshot = await inspect_async(
@@ -453,7 +453,7 @@ def _check_time(value: str) -> None:
     from registry.core.errors import UsageError
 
     try:
-        datetime.fromisoformat(value.replace("Z", "+00:00"))
+        parse_utc(value)
     except ValueError:
         raise UsageError(
             f"--updated-since {value!r} is not an RFC 3339 time; write it like 2026-10-01T00:00:00Z"
@@ -465,7 +465,7 @@ def _record_plans(store: Any, plans: list[EntryPlan], results: list[CrawlResult]
     the registry's current status."""
     from registry.storage.store import RegistryEntryRecord
 
-    seen_at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    seen_at = utc_now()
     for plan in plans:
         row = plan.row(results)
         if row["outcome"] == "recorded":

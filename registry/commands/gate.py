@@ -10,6 +10,7 @@ import click
 
 from registry.commands._options import format_option, registry_option, writing
 from registry.commands._target import target_options
+from registry.core.timestamps import utc_now
 from registry.diffing.rules import LEVELS
 
 DEFAULT_LOCK_FILE = "mcpdex.lock.json"
@@ -232,7 +233,6 @@ def _registry_baseline(url: str, against: str | None, current: dict[str, Any]) -
 
 
 def _record(url: str, against: str | None, current: dict[str, Any]) -> None:
-    from datetime import UTC, datetime
 
     from registry.commands.sources import split_server_spec
     from registry.storage.client import open_registry
@@ -244,6 +244,6 @@ def _record(url: str, against: str | None, current: dict[str, Any]) -> None:
             server=name,
             ok=True,
             error=None,
-            started_at=datetime.now(UTC).isoformat(timespec="seconds"),
+            started_at=utc_now(),
             duration_s=0.0,
         )

@@ -11,13 +11,13 @@ import shlex
 import signal
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from registry.commands._options import SERVICE_HELP, format_option, limit_options, registry_option, writing
 from registry.commands._target import target_options
+from registry.core.timestamps import utc_now
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -82,7 +82,7 @@ def inspect(
         open_registry(registry_url).close()
         if name or target_obj.name:
             _check_name(name or target_obj.name)
-    started_at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    started_at = utc_now()
     started = time.perf_counter()
     deadline = time.monotonic() + target["timeout"]
     try:

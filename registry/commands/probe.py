@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 import time
-from datetime import UTC, datetime
 from typing import Any
 
 import click
 
 from registry.commands._options import format_option, registry_option
 from registry.commands._target import target_options
+from registry.core.timestamps import utc_now
 
 
 def _sizes(value: str) -> tuple[int, ...]:
@@ -81,7 +81,7 @@ def probe(
             "store made for the probe and pass --allow-writes to confirm"
         )
     target_obj = target_from_options(**target)
-    started_at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    started_at = utc_now()
     started = time.perf_counter()
     snapshot = inspect(
         target_obj,

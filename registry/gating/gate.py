@@ -24,6 +24,7 @@ import click
 from registry.core.errors import UsageError
 from registry.core.snapshot import canonical_json, server_version
 from registry.core.textdiff import line_diff
+from registry.core.versions import semver_core
 from registry.diffing.context_cost import context_growth_change
 from registry.diffing.diff import Change, diff_snapshots, fingerprint, summarize
 from registry.diffing.rules import AREA_LABELS, LEVELS, RULES_BY_ID, TEXT_DIFF_RULES, level_rank, rule
@@ -32,7 +33,6 @@ REPORT_FORMAT = "mcpdex.check/1"
 OUTPUT_FORMATS = ("text", "json", "markdown", "github", "junit", "sarif")
 DEFAULT_IGNORE_FILE = "mcpdex.ignore"
 _FINGERPRINT = re.compile(r"^[0-9a-f]{12}$")
-_SEMVER = re.compile(r"^v?(\d+)\.(\d+)\.(\d+)(?:[-+][0-9A-Za-z.+-]*)?$")
 
 
 @dataclass(frozen=True)
@@ -89,11 +89,6 @@ def parse_severity(values: tuple[str, ...] | list[str]) -> dict[str, str | None]
     return overrides
 
 
-def _semver(label: str | None) -> tuple[int, int, int] | None:
-    match = _SEMVER.match(label or "")
-    return (int(match[1]), int(match[2]), int(match[3])) if match else None
-
-
 def version_bump_change(
     old: dict[str, Any], new: dict[str, Any], changes: list[Change], level: str = "warning"
 ) -> Change | None:
@@ -103,7 +98,7 @@ def version_bump_change(
     """
     breaking = sum(1 for change in changes if change["level"] == "breaking")
     before, after = server_version(old), server_version(new)
-    old_version, new_version = _semver(before), _semver(after)
+    old_version, new_version = semver_core(before), semver_core(after)
     if not breaking or old_version is None or new_version is None:
         return None
     if old_version[0] == 0 and new_version[0] == 0:

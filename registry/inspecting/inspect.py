@@ -21,7 +21,6 @@ import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -29,6 +28,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 from registry.core.errors import InspectionError, UsageError
 from registry.core.limits import LIMITS, Limits
 from registry.core.snapshot import SNAPSHOT_FORMAT, compute_digest
+from registry.core.timestamps import utc_now
 
 PROTOCOL_ERAS = ("auto", "legacy", "modern")
 TRANSPORTS = ("stdio", "streamable-http", "sse")
@@ -268,7 +268,7 @@ async def _inspect_async(
     import anyio
 
     limits = limits or Limits.from_env()
-    captured_at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    captured_at = utc_now()
     started = time.perf_counter()
     stop_by = anyio.current_time() + timeout
     reserve = min(_SHUTDOWN_RESERVE_S, timeout / 4) if target.transport == "stdio" else 0.0

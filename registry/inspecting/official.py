@@ -22,7 +22,7 @@ from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 from registry.core.errors import UsageError
-from registry.storage.store import semver_key
+from registry.core.versions import semver_key
 
 OFFICIAL_REGISTRY = "https://registry.modelcontextprotocol.io"
 OFFICIAL_META = "io.modelcontextprotocol.registry/official"

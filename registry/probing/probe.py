@@ -18,11 +18,11 @@ import statistics
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 from registry.core.errors import MCPDexError
 from registry.core.profile import FEATURES_BY_ID, PROFILE_FORMAT, has_feature, static_profile
+from registry.core.timestamps import utc_now
 
 SEED = 20261129
 SIZES: tuple[int, int] = (100, 1000)
@@ -1603,7 +1603,7 @@ async def run_probe(
         "server": {"name": server.get("name"), "version": server.get("version")},
         "versionLabel": snapshot.get("versionLabel"),
         "protocolVersion": snapshot.get("protocolVersion"),
-        "probedAt": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "probedAt": utc_now(),
         "durationS": round(time.perf_counter() - started, 2),
         "seed": seed,
         "preexisting": {"entities": existing[0], "relations": existing[1]},

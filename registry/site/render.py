@@ -15,7 +15,6 @@ import unicodedata
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
-from datetime import datetime
 from functools import cache
 from json.encoder import encode_basestring
 from typing import Any, TypedDict
@@ -26,6 +25,7 @@ from registry.core.errors import UsageError
 from registry.core.snapshot import server_version, sorted_json
 from registry.core.templating import environment, render
 from registry.core.textdiff import line_diff
+from registry.core.timestamps import parse_utc
 from registry.diffing.context_cost import context_cost
 from registry.diffing.rules import TEXT_DIFF_RULES
 
@@ -185,7 +185,7 @@ def format_time(stamp: str | None) -> str:
     if not stamp:
         return ""
     try:
-        moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+        moment = parse_utc(stamp)
     except (ValueError, AttributeError):
         return str(stamp)
     zone = " UTC" if moment.utcoffset() is not None and not moment.utcoffset() else ""

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import sqlite3
 import time
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import datetime
 from functools import cache
 from pathlib import Path
 from types import SimpleNamespace
@@ -25,6 +24,8 @@ from typing import TYPE_CHECKING, Any
 from registry.core.errors import NotFoundError, RegistryError
 from registry.core.snapshot import compute_digest, server_version
 from registry.core.strict_json import JSONValueError, check_json, prune_depth
+from registry.core.timestamps import utc_now_precise, utc_text
+from registry.core.versions import semver_key
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Connection, Engine
@@ -302,32 +303,6 @@ class InspectionRecord:
     version: str | None
 
 
-# semver.org's grammar, with an optional leading "v" that many tags carry.
-_SEMVER = re.compile(
-    r"^v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
-    r"(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?"
-    r"(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$"
-)
-
-
-def semver_key(label: str) -> tuple | None:
-    """A sort key ordering labels by semantic-version precedence, or None when the label is not semver.
-
-    Build metadata is ignored (as semver says); a release sorts after its pre-releases.
-    """
-    match = _SEMVER.match(label)
-    if not match:
-        return None
-    major, minor, patch, pre, _build = match.groups()
-    if pre is None:
-        pre_key: tuple = ((2,),)
-    else:
-        # Numeric identifiers sort before alphanumeric ones, numerically among themselves.
-        pre_key = tuple((0, int(part), "") if part.isdigit() else (1, 0, part) for part in pre.split("."))
-        pre_key = ((1,), *pre_key)
-    return (int(major), int(minor), int(patch), pre_key)
-
-
 def order_versions(rows: list[VersionRecord]) -> list[VersionRecord]:
     """Oldest → newest: first-seen order, with the semver-parsable labels re-sorted by precedence
     among the positions they occupy (labels that do not parse keep their first-seen place)."""
@@ -341,11 +316,6 @@ def order_versions(rows: list[VersionRecord]) -> list[VersionRecord]:
     return result
 
 
-def _now() -> str:
-    # Microseconds keep first-seen order exact between versions saved in the same second.
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
 def utc_timestamp(text: str, field: str = "started_at") -> str:
     """An RFC 3339 time as the store keeps it: UTC, to the second, ``2026-11-29T18:00:00Z`` (20
     characters, so it fits its column whatever the fraction or offset, and sorts as text in time
@@ -356,10 +326,10 @@ def utc_timestamp(text: str, field: str = "started_at") -> str:
     if not isinstance(text, str) or len(text) > 64 or not rfc3339_validator.validate_rfc3339(text):
         raise RecordRejected(field, f"{field} {str(text)[:80]!r} is not an RFC 3339 date-time; {fix}")
     try:
-        moment = datetime.fromisoformat(text).astimezone(UTC)
+        moment = datetime.fromisoformat(text)
     except (ValueError, OverflowError):
         raise RecordRejected(field, f"{field} {text!r} is outside years 1-9999 in UTC; {fix}") from None
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return utc_text(moment)
 
 
 def _normalise_url(url: str) -> str:
@@ -602,7 +572,7 @@ class Store:
                         fingerprint=key.fingerprint,
                         inspection_id=inspection_id,
                         new_version=new_version,
-                        at=_now(),
+                        at=utc_now_precise(),
                     )
                 )
         return Recorded(server, label, digest, new_version, int(inspection_id))
@@ -646,7 +616,7 @@ class Store:
             _check_widths(s, {"name": name})
             return int(
                 conn.execute(
-                    s.insert().values(name=name, title=title, created_at=_now())
+                    s.insert().values(name=name, title=title, created_at=utc_now_precise())
                 ).inserted_primary_key[0]
             )
         if title and row.title != title:
@@ -660,7 +630,7 @@ class Store:
 
         versions = tables().versions
         v = versions.c
-        now = _now()
+        now = utc_now_precise()
         row = conn.execute(
             sa.select(v.id, v.label).where(v.server_id == server_id, v.digest == digest)
         ).first()
@@ -707,10 +677,14 @@ class Store:
                 )
             existing = conn.execute(sa.select(p.id).where(p.version_id == row.id)).first()
             if existing is None:
-                conn.execute(t.profiles.insert().values(version_id=row.id, profile=body, saved_at=_now()))
+                conn.execute(
+                    t.profiles.insert().values(version_id=row.id, profile=body, saved_at=utc_now_precise())
+                )
             else:
                 conn.execute(
-                    t.profiles.update().where(p.id == existing.id).values(profile=body, saved_at=_now())
+                    t.profiles.update()
+                    .where(p.id == existing.id)
+                    .values(profile=body, saved_at=utc_now_precise())
                 )
 
     def record_registry_entry(self, entry: RegistryEntryRecord) -> None:
@@ -774,7 +748,7 @@ class Store:
         import sqlalchemy as sa
 
         table = tables().registry_syncs
-        values = {"updated_since": updated_since, "synced_at": _now()}
+        values = {"updated_since": updated_since, "synced_at": utc_now_precise()}
         with self._transaction(self.engine, write=True) as conn:
             if conn.execute(table.update().where(table.c.source == source).values(**values)).rowcount == 0:
                 conn.execute(sa.insert(table).values(source=source, **values))
@@ -820,7 +794,7 @@ class Store:
                             overall=overall,
                             scorecard=body,
                             note=note,
-                            scored_at=_now(),
+                            scored_at=utc_now_precise(),
                         )
                     )
         except IntegrityError:

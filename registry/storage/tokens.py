@@ -20,6 +20,7 @@ import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError, ProgrammingError
 
 from registry.core.errors import NotFoundError, UsageError
+from registry.core.timestamps import utc_now
 
 if TYPE_CHECKING:
     from registry.storage.store import Store
@@ -72,10 +73,6 @@ class TokenRejected(Exception):
         self.reason = reason
 
 
-def _now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
 def _parse(stamp: str) -> datetime:
     return datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
 
@@ -126,7 +123,7 @@ class TokenStore:
             "name": name,
             "scope": scope,
             "secret_sha256": _sha256(secret),
-            "created_at": _now(),
+            "created_at": utc_now(),
             "revoked_at": None,
             "last_used_at": None,
         }
@@ -150,7 +147,7 @@ class TokenStore:
         match = sa.or_(TOKENS.c.name == name_or_id, TOKENS.c.id == name_or_id)
         with self._engine.begin() as conn:
             conn.execute(
-                TOKENS.update().where(match, TOKENS.c.revoked_at.is_(None)).values(revoked_at=_now())
+                TOKENS.update().where(match, TOKENS.c.revoked_at.is_(None)).values(revoked_at=utc_now())
             )
             row = conn.execute(sa.select(TOKENS).where(match)).first()
         if row is None:
@@ -172,7 +169,7 @@ class TokenStore:
 
     def touch(self, token: TokenRecord) -> None:
         """Note that ``token`` was just used (shown by ``mcpdex token list``)."""
-        now = _now()
+        now = utc_now()
         if token.last_used_at and _parse(now) - _parse(token.last_used_at) < _TOUCH_EVERY:
             return
         with self._engine.begin() as conn:

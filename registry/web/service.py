@@ -23,7 +23,6 @@ from collections.abc import Awaitable, Callable, Mapping
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from functools import cache, partial
 from importlib import metadata
 from typing import Any
@@ -43,6 +42,7 @@ from registry.core.limits import Limits
 from registry.core.names import server_name_problem
 from registry.core.snapshot import parse_snapshot, server_version, snapshot_schema
 from registry.core.strict_json import MAX_JSON_DEPTH, JSONValueError, check_json, finite_or_none
+from registry.core.timestamps import utc_now
 from registry.diffing.changelog import build_changelog
 from registry.gating.gate import evaluate
 from registry.storage.scores import ScoringProcess, score_and_store, scorer_key
@@ -798,7 +798,7 @@ def _started_at(body: dict[str, Any], snapshot: dict[str, Any] | None) -> str:
         return utc_timestamp(body["startedAt"], "submission field startedAt")
     if (snapshot or {}).get("capturedAt"):
         return utc_timestamp(snapshot["capturedAt"], "snapshot field capturedAt")  # type: ignore[index]
-    return _now()
+    return utc_now()
 
 
 def _submission_key(
@@ -864,10 +864,6 @@ async def get_openapi(request: Request) -> Response:
 
 async def get_snapshot_schema(request: Request) -> Response:
     return cached(request, _json_bytes(snapshot_schema()), "application/schema+json", "public, max-age=3600")
-
-
-def _now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 # ---------------------------------------------------------------- the endpoint table

@@ -107,6 +107,7 @@ def test_severity_overrides_raise_lower_or_drop_a_rule() -> None:
         ("v1.2.3", "v2.0.0", False),
         ("2026.10.19", "2026.11.2", True),  # calendar versions that parse as semver are checked too
         ("1.30.0-sdk", "abc", False),  # a label that is not semver is skipped
+        ("01.2.3", "01.3.0", False),  # leading zeros are not semver: the store would not order them
     ],
 )
 def test_breaking_change_without_major_bump(old: str, new: str, reported: bool) -> None:

@@ -10,7 +10,8 @@ import pytest
 
 from registry.core.errors import NotFoundError, RegistryError
 from registry.core.snapshot import SNAPSHOT_FORMAT, compute_digest
-from registry.storage.store import open_store, order_versions, semver_key
+from registry.core.versions import semver_key
+from registry.storage.store import open_store, order_versions
 
 
 def make_snapshot(version: str, tools: list[str], name: str = "demo") -> dict:
