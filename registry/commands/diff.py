@@ -39,7 +39,8 @@ def diff(old: str, new: str, registry_url: str | None, fmt: str, fail_on: str | 
     mcpdex diff mcpdex.lock.json "python server.py" --fail-on breaking
     """
     from registry.commands.sources import resolve_snapshot
-    from registry.gating.gate import evaluate, render_report
+    from registry.gating.formats import render_report
+    from registry.gating.policy import evaluate
 
     before = resolve_snapshot(old, registry_url=registry_url, timeout=timeout)
     after = resolve_snapshot(new, registry_url=registry_url, timeout=timeout)

@@ -134,14 +134,8 @@ def check(
     from registry.commands._target import snapshot_from_options
     from registry.core.errors import UsageError
     from registry.core.snapshot import dump_snapshot, load_snapshot
-    from registry.gating.gate import (
-        DEFAULT_IGNORE_FILE,
-        append_step_summary,
-        evaluate,
-        load_ignore,
-        parse_severity,
-        render_report,
-    )
+    from registry.gating.formats import append_step_summary, render_report
+    from registry.gating.policy import DEFAULT_IGNORE_FILE, evaluate, load_ignore, parse_severity
 
     if baseline and registry_url:
         raise UsageError("give either --baseline FILE or --registry URL, not both")

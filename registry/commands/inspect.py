@@ -123,7 +123,7 @@ def inspect(
     if fmt == "json":
         click.echo(dumps_snapshot(snapshot), nl=False)
         return
-    from registry.gating.gate import evaluate
+    from registry.gating.policy import evaluate
     from scoring import score_snapshot
 
     # Judging is CPU work on what the server sent: it gets what the deadline leaves, less a little
@@ -376,7 +376,7 @@ def print_changes(
     """
     from registry.core.printable import escape_controls
     from registry.diffing.rules import level_rank
-    from registry.gating.gate import changes_summary
+    from registry.gating.formats import changes_summary
 
     seen = previous.last_seen[:16].replace("T", " ")
     since = f"since {server}@{previous.label} (last seen {seen} UTC)"

@@ -44,7 +44,7 @@ from registry.core.snapshot import parse_snapshot, server_version, snapshot_sche
 from registry.core.strict_json import MAX_JSON_DEPTH, JSONValueError, check_json, finite_or_none
 from registry.core.timestamps import utc_now
 from registry.diffing.changelog import build_changelog
-from registry.gating.gate import evaluate
+from registry.gating.policy import evaluate
 from registry.storage.scores import ScoringProcess, score_and_store, scorer_key
 from registry.storage.store import RecordRejected, SubmissionKey, SubmissionKeyReused, utc_timestamp
 from registry.storage.tokens import TokenRecord, TokenRejected, TokenStore, open_tokens

@@ -12,7 +12,7 @@ from pathlib import Path
 from registry.core.snapshot import canonical_json
 from registry.diffing.changelog import build_changelog
 from registry.diffing.context_cost import ENCODING, ESTIMATE, context_cost, tool_context_text
-from registry.gating.gate import evaluate
+from registry.gating.policy import evaluate
 
 SERVERS = Path(__file__).parent / "servers"
 MCPDEX = [sys.executable, "-m", "registry"]

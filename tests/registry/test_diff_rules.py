@@ -10,7 +10,7 @@ from jsonschema.validators import validator_for
 
 from registry.diffing.diff import diff_snapshots
 from registry.diffing.rules import AREAS, LEVELS, RULES, example_snapshots, rules_markdown
-from registry.gating.gate import evaluate
+from registry.gating.policy import evaluate
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
 

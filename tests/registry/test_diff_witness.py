@@ -367,7 +367,7 @@ def test_one_path_never_gets_contradictory_changes() -> None:
 
 
 def test_the_policy_sets_the_level_of_a_declared_schema() -> None:
-    from registry.gating.gate import evaluate
+    from registry.gating.policy import evaluate
 
     draft_07 = {"$schema": "http://json-schema.org/draft-07/schema#"}
     declared = {**draft_07, **obj({"a": STR}, "a", additionalProperties=False)}

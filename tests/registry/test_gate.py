@@ -12,15 +12,8 @@ from typing import Any
 import pytest
 
 from registry.core.errors import UsageError
-from registry.gating.gate import (
-    Accepted,
-    append_step_summary,
-    evaluate,
-    parse_ignore,
-    parse_severity,
-    render_report,
-    version_bump_change,
-)
+from registry.gating.formats import append_step_summary, render_report
+from registry.gating.policy import Accepted, evaluate, parse_ignore, parse_severity, version_bump_change
 
 TOOL = {
     "name": "search",
@@ -372,7 +365,7 @@ def test_scoring_is_imported_only_when_quality_is_on_and_tools_changed(
 ) -> None:
     code = (
         "import json, sys\n"
-        "from registry.gating.gate import evaluate\n"
+        "from registry.gating.policy import evaluate\n"
         "old, new, quality = json.loads(sys.argv[1])\n"
         "evaluate(old, new, quality=quality)\n"
         "print(any(m == 'scoring' or m.startswith('scoring.') for m in sys.modules))"
@@ -409,3 +402,24 @@ def test_every_format_renders_a_quality_drop() -> None:
     [result] = [r for r in sarif["runs"][0]["results"] if r["ruleId"] == "tool-quality-dropped"]
     assert result["level"] == "error"
     assert result["locations"][0]["logicalLocations"][0]["fullyQualifiedName"] == "search_notes/quality"
+
+
+@pytest.mark.parametrize(
+    "style",
+    [
+        {"fg": "red", "bold": True},
+        {"fg": "yellow"},
+        {"fg": "green"},
+        {"dim": True},
+        {"fg": "red", "dim": False},
+        {"fg": None, "dim": True},
+        {"fg": "green", "bold": True},
+    ],
+)
+def test_terminal_colours_are_the_sgr_codes_click_writes(style: dict[str, Any]) -> None:
+    # The gate is pure and does not import click; its colours must still match what the CLI prints.
+    import click
+
+    from registry.gating.formats import ansi
+
+    assert ansi("FAILED", **style) == click.style("FAILED", **style)

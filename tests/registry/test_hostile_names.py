@@ -11,7 +11,8 @@ from pathlib import Path
 
 from registry.core.names import server_name_problem
 from registry.core.snapshot import dump_snapshot, load_snapshot
-from registry.gating.gate import evaluate, render_report
+from registry.gating.formats import render_report
+from registry.gating.policy import evaluate
 
 SERVERS = Path(__file__).parent / "servers"
 HOSTILE = [sys.executable, str(SERVERS / "hostile_names.py")]

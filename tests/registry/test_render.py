@@ -582,7 +582,8 @@ def test_a_server_never_inspected_successfully_shows_as_never_inspected_with_its
 
 def test_a_changed_description_is_shown_as_a_line_diff_in_html_markdown_and_text() -> None:
     from registry.diffing.changelog import build_changelog, render_changelog
-    from registry.gating.gate import evaluate, render_report
+    from registry.gating.formats import render_report
+    from registry.gating.policy import evaluate
 
     old_text = "Search notes.\nReturns matches.\nUse for lookups.\nKeep it short.\nEnds here."
     new_text = "Search notes.\nReturns matches.\nUse for lookups.\nKeep it shorter.\nEnds here."
