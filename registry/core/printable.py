@@ -39,7 +39,7 @@ def escape_controls_in(value: T) -> T:
     if isinstance(value, dict):
         return {escape_controls_in(k): escape_controls_in(v) for k, v in value.items()}  # type: ignore[return-value]
     if isinstance(value, list | tuple):
-        return type(value)(escape_controls_in(item) for item in value)  # type: ignore[return-value]
+        return type(value)(escape_controls_in(item) for item in value)
     return value
 
 

@@ -138,9 +138,9 @@ def _all_property_names(schema: Any) -> Iterator[str]:
 
 
 def _tool(raw: dict[str, Any]) -> _Tool:
-    schema = raw.get("inputSchema") if isinstance(raw.get("inputSchema"), dict) else {}
-    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
-    annotations = raw.get("annotations") if isinstance(raw.get("annotations"), dict) else {}
+    schema: dict[str, Any] = raw["inputSchema"] if isinstance(raw.get("inputSchema"), dict) else {}
+    properties: dict[str, Any] = schema["properties"] if isinstance(schema.get("properties"), dict) else {}
+    annotations: dict[str, Any] = raw["annotations"] if isinstance(raw.get("annotations"), dict) else {}
     return _Tool(
         name=str(raw.get("name", "")),
         words=tuple(_words(str(raw.get("name", "")))),

@@ -43,7 +43,7 @@ def build_changelog(server: str, versions: Sequence[Any]) -> dict[str, Any]:
     for index in range(1, len(snapshots)):
         grew = context_growth_change(snapshots[index - 1], snapshots[index])
         if grew is not None:
-            histories[index].append(grew)  # type: ignore[arg-type]
+            histories[index].append(grew)
     for index, (version, changes) in enumerate(zip(versions, histories, strict=True)):
         entries.append(
             {

@@ -12,9 +12,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from functools import cache
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from registry.core.snapshot import canonical_json
+
+if TYPE_CHECKING:
+    from registry.diffing.diff import Change
 
 ENCODING = "o200k_base"
 ESTIMATE = "estimate: characters ÷ 4"
@@ -93,7 +96,7 @@ def tokens_label(cost: ContextCost) -> str:
 
 def context_growth_change(
     old: dict[str, Any], new: dict[str, Any], share: float = DEFAULT_GROWTH_SHARE
-) -> dict[str, Any] | None:
+) -> Change | None:
     """The ``context-cost-grew`` change when ``new``'s tool surface is more than ``share`` larger
     (in tokens) than ``old``'s and at least MIN_GROWTH_TOKENS larger; None otherwise."""
     from registry.diffing.diff import Change, fingerprint

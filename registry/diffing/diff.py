@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Sequence
 from json.encoder import encode_basestring
-from typing import Any, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 from registry.core.snapshot import canonical_json, sorted_json
 from registry.diffing.normalize import normalize_tool, origin
@@ -90,7 +90,7 @@ class Change(TypedDict):
     fingerprint: str
     # A call the old input schema accepted and the new one rejects, or a result the new output schema
     # allows and the old one rejected, confirmed with jsonschema; None for a change that claims no break.
-    witness: Any
+    witness: NotRequired[Any]  # absent on the gate's own changes (version bump, quality, context cost)
 
 
 def fingerprint(rule_id: str, tool: str | None, path: str, detail: str = "") -> str:
@@ -412,7 +412,7 @@ def _diff(old: dict[str, Any], new: dict[str, Any], old_side: _Tools, new_side: 
 
 def summarize(changes: Iterable[Change]) -> dict[str, int]:
     """Counts per level plus the total: ``{"breaking": 1, "warning": 0, "info": 3, "total": 4}``."""
-    counts = dict.fromkeys(reversed(LEVELS), 0)
+    counts: dict[str, int] = dict.fromkeys(reversed(LEVELS), 0)
     for change in changes:
         counts[change["level"]] += 1
     return {**counts, "total": sum(counts.values())}

@@ -72,7 +72,7 @@ _TIDIED = frozenset(
 _SAFE_INTEGER = 2**53 - 1
 # Keywords whose value equals their absence: `additionalProperties: {}` accepts anything, as true
 # does; a count bound of 0 bounds nothing; JSON object keys are always strings.
-_NEUTRAL = (
+_NEUTRAL: tuple[tuple[str, Any], ...] = (
     ("additionalProperties", True),
     ("additionalProperties", {}),
     ("uniqueItems", False),

@@ -29,7 +29,11 @@ def ansi(text: str, *, fg: str | None = None, bold: bool | None = None, dim: boo
     return "".join(f"\x1b[{code}m" for code in codes) + text + "\x1b[0m"
 
 
-_TEXT_STYLE = {"breaking": {"fg": "red", "bold": True}, "warning": {"fg": "yellow"}, "info": {"fg": "green"}}
+_TEXT_STYLE: dict[str, dict[str, Any]] = {
+    "breaking": {"fg": "red", "bold": True},
+    "warning": {"fg": "yellow"},
+    "info": {"fg": "green"},
+}
 
 
 def changes_summary(report: dict[str, Any]) -> str:

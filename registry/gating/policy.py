@@ -250,7 +250,7 @@ def evaluate(
         changes += _at_severity(quality_changes(old, new), severity)
         grew = context_growth_change(old, new)
         if grew is not None:
-            changes += _at_severity([grew], severity)  # type: ignore[list-item]
+            changes += _at_severity([grew], severity)
     by_print = {entry.fingerprint: entry for entry in accepted}
     for change in changes:
         entry = by_print.get(change["fingerprint"])
