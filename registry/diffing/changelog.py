@@ -11,8 +11,9 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from registry.core.templating import render
+from registry.diffing.changes import Change, summarize
 from registry.diffing.context_cost import context_growth_change
-from registry.diffing.diff import Change, diff_history, summarize
+from registry.diffing.diff import diff_history
 
 CHANGELOG_FORMAT = "mcpdex.changelog/1"
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 from registry.core.snapshot import canonical_json
 
 if TYPE_CHECKING:
-    from registry.diffing.diff import Change
+    from registry.diffing.changes import Change
 
 ENCODING = "o200k_base"
 ESTIMATE = "estimate: characters ÷ 4"
@@ -99,7 +99,7 @@ def context_growth_change(
 ) -> Change | None:
     """The ``context-cost-grew`` change when ``new``'s tool surface is more than ``share`` larger
     (in tokens) than ``old``'s and at least MIN_GROWTH_TOKENS larger; None otherwise."""
-    from registry.diffing.diff import Change, fingerprint
+    from registry.diffing.changes import Change, fingerprint
     from registry.diffing.rules import AREA_LABELS, rule
 
     before, after = context_cost(old), context_cost(new)

@@ -16,8 +16,9 @@ from typing import Any
 from registry.core.errors import UsageError
 from registry.core.snapshot import canonical_json, server_version
 from registry.core.versions import semver_core
+from registry.diffing.changes import Change, fingerprint, summarize
 from registry.diffing.context_cost import context_growth_change
-from registry.diffing.diff import Change, diff_snapshots, fingerprint, summarize
+from registry.diffing.diff import diff_snapshots
 from registry.diffing.rules import AREA_LABELS, LEVELS, RULES_BY_ID, level_rank, rule
 
 REPORT_FORMAT = "mcpdex.check/1"

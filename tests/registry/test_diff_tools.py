@@ -8,7 +8,8 @@ import json
 import subprocess
 from typing import Any
 
-from registry.diffing.diff import diff_history, diff_snapshots, fingerprint, summarize
+from registry.diffing.changes import fingerprint, summarize
+from registry.diffing.diff import diff_history, diff_snapshots
 
 SEARCH = {
     "name": "search_nodes",
