@@ -44,7 +44,7 @@ async def overhead(calls: int, rounds: int) -> tuple[list[float], list[float], l
     """Per-call wall ms of the bare client loop, of the probe's Session, and what the Session recorded."""
     from mcp import Client, StdioServerParameters
 
-    from registry.probing.probe import Session
+    from registry.probing.session import Session
 
     bare: list[float] = []
     probed: list[float] = []

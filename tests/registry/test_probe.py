@@ -14,15 +14,11 @@ import pytest
 from registry.commands.probe import markdown_cell
 from registry.core.templating import render
 from registry.inspecting.inspect import Target, inspect_async, open_client
-from registry.probing.probe import (
-    CHECKS,
-    GROUPS,
-    PREFIX,
-    ProbeError,
-    percentile,
-    run_probe,
-    standard_graph,
-)
+from registry.probing.checks import CHECKS, GROUPS
+from registry.probing.cost import percentile
+from registry.probing.fixtures import PREFIX, standard_graph
+from registry.probing.probe import run_probe
+from registry.probing.session import ProbeError
 from tests.conftest import OFFICIAL_MEMORY_TOOLS
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "memory-profiles.md"

@@ -13,7 +13,8 @@ from mcp import Client
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
-from registry.probing.probe import CHECKS, run_probe
+from registry.probing.checks import CHECKS
+from registry.probing.probe import run_probe
 
 pytestmark = pytest.mark.anyio
 
