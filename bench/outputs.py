@@ -232,7 +232,8 @@ def corpus_snapshots(path: Path) -> dict[str, dict[str, Any]]:
 
 
 def with_digest(snapshot: dict[str, Any]) -> dict[str, Any]:
-    """``snapshot`` with its ``digest``, the sha256 of its four lists' canonical JSON (registry.snapshot)."""
+    """``snapshot`` with its ``digest``: sha256 of its four lists' canonical JSON, as computed by
+    registry/core/snapshot.py."""
     body = {key: snapshot.get(key) or [] for key in ("tools", "resources", "resourceTemplates", "prompts")}
     text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return {**snapshot, "digest": "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()}
@@ -347,7 +348,7 @@ def build_corpus_registry(
 ) -> None:
     """Every corpus server at 0.1.0, the histories version after version, and one failed inspection."""
     sys.path.insert(0, str(REPO))
-    from registry.store import open_store
+    from registry.storage.store import open_store
 
     with open_store(f"sqlite:///{path}") as store:
         for name, snapshot in corpus.items():

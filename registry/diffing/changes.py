@@ -28,7 +28,8 @@ _MAX_VALUE_CHARS = 80  # longer before/after values are shortened in messages (n
 
 
 class Change(TypedDict):
-    """One difference, as DESIGN.md describes it, plus ``where``: the human path."""
+    """One difference between two snapshots (docs/architecture.md describes the record), plus
+    ``where``: the human path."""
 
     rule: str
     level: str
