@@ -9,6 +9,7 @@ import subprocess
 from typing import Any
 
 from registry.diff import diff_history, diff_snapshots, fingerprint, summarize
+from tests.conftest import make_snapshot
 
 SEARCH = {
     "name": "search_nodes",
@@ -20,12 +21,7 @@ SEARCH = {
 
 
 def snap(*tools: dict[str, Any], **extra: Any) -> dict[str, Any]:
-    return {
-        "format": "mcpdex.snapshot/1",
-        "server": {"name": "s", "version": "1.0.0"},
-        "tools": list(tools),
-        **extra,
-    }
+    return make_snapshot(*tools, name="s", **extra)
 
 
 def rules(changes: list[dict[str, Any]]) -> list[tuple[str, str]]:

@@ -21,6 +21,7 @@ from registry.gate import (
     render_report,
     version_bump_change,
 )
+from tests.conftest import make_snapshot
 
 TOOL = {
     "name": "search",
@@ -34,11 +35,7 @@ TOOL = {
 
 
 def snap(version: str, *tools: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "format": "mcpdex.snapshot/1",
-        "server": {"name": "demo", "version": version},
-        "tools": list(tools),
-    }
+    return make_snapshot(*tools, name="demo", version=version)
 
 
 LIMIT_REQUIRED = {**TOOL, "inputSchema": {**TOOL["inputSchema"], "required": ["limit", "q"]}}

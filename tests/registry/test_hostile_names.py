@@ -12,6 +12,7 @@ from pathlib import Path
 from registry.gate import evaluate, render_report
 from registry.names import server_name_problem
 from registry.snapshot import dump_snapshot, load_snapshot
+from tests.conftest import make_snapshot
 
 SERVERS = Path(__file__).parent / "servers"
 HOSTILE = [sys.executable, str(SERVERS / "hostile_names.py")]
@@ -34,13 +35,11 @@ def assert_inert(text: str) -> None:
 
 
 def hostile_snapshot(version: str, description: str) -> dict:
-    return {
-        "format": "mcpdex.snapshot/1",
-        "server": {"name": "evil\x1b[2J", "version": version},
-        "tools": [
-            {"name": "paint\x1b[31mred", "description": description, "inputSchema": {"type": "object"}},
-        ],
-    }
+    return make_snapshot(
+        {"name": "paint\x1b[31mred", "description": description, "inputSchema": {"type": "object"}},
+        name="evil\x1b[2J",
+        version=version,
+    )
 
 
 def test_inspect_text_shows_escape_sequences_as_text(tmp_path: Path) -> None:

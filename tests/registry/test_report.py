@@ -12,6 +12,7 @@ import pytest
 
 from registry.snapshot import load_snapshot
 from registry.store import open_store
+from tests.conftest import make_snapshot
 
 MCPDEX = [sys.executable, "-m", "registry"]
 
@@ -260,22 +261,7 @@ def test_a_manifest_never_removes_files_outside_the_site(tmp_path, sqlite_regist
 
 
 def notes_snapshot(version: str, tools: list[dict]) -> dict:
-    from registry.snapshot import compute_digest
-
-    snapshot = {
-        "format": "mcpdex.snapshot/1",
-        "server": {"name": "notes", "title": None, "version": version, "instructions": None},
-        "source": {"transport": "stdio", "target": "notes"},
-        "protocolVersion": "2025-11-25",
-        "capabilities": {"tools": {}},
-        "capturedAt": "2026-10-01T10:00:00Z",
-        "tools": tools,
-        "resources": [],
-        "resourceTemplates": [],
-        "prompts": [],
-        "problems": [],
-    }
-    return {**snapshot, "digest": compute_digest(snapshot)}
+    return make_snapshot(*tools, name="notes", version=version, capturedAt="2026-10-01T10:00:00Z")
 
 
 def test_a_tool_page_dates_the_tool_from_the_version_that_added_it(tmp_path) -> None:

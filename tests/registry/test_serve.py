@@ -15,9 +15,10 @@ from starlette.testclient import TestClient
 
 from registry.client import RegistryClient
 from registry.service import ENDPOINTS, create_app
-from registry.snapshot import SNAPSHOT_FORMAT, compute_digest
+from registry.snapshot import compute_digest
 from registry.store import Recorded, SubmissionKey, open_store
 from registry.tokens import open_tokens
+from tests.conftest import make_snapshot as snapshot_with
 
 SERVER = "acme-notes"
 
@@ -54,21 +55,13 @@ def make_snapshot(
                 },
             }
         )
-    snapshot = {
-        "format": SNAPSHOT_FORMAT,
-        "server": {"name": SERVER, "title": "Acme Notes", "version": version, "instructions": None},
-        "source": {"transport": "stdio", "target": "acme-notes --stdio"},
-        "protocolVersion": "2025-11-25",
-        "capabilities": {"tools": {"listChanged": False}},
-        "capturedAt": "2026-11-29T18:00:00Z",
-        "tools": tools,
-        "resources": [],
-        "resourceTemplates": [],
-        "prompts": [],
-        "problems": [],
-    }
-    snapshot["digest"] = compute_digest(snapshot)
-    return snapshot
+    return snapshot_with(
+        *tools,
+        name=SERVER,
+        title="Acme Notes",
+        version=version,
+        source={"transport": "stdio", "target": "acme-notes --stdio"},
+    )
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])

@@ -7,6 +7,8 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import make_snapshot
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -36,7 +38,7 @@ def make_tool(
 
 
 def snapshot_of(*tools: dict[str, Any], name: str = "test-server") -> dict[str, Any]:
-    return {"format": "mcpdex.snapshot/1", "server": {"name": name, "version": "1.0.0"}, "tools": list(tools)}
+    return make_snapshot(*tools, name=name)
 
 
 def scores_of(card: dict[str, Any]) -> dict[str, int]:

@@ -9,17 +9,14 @@ import pytest
 from scoring import score_snapshot
 from scoring.language import is_supported_language
 from scoring.statistics import comparison_table, summarize
+from tests.conftest import make_snapshot
 from tests.scoring.conftest import REPO_ROOT
 
 
 @pytest.fixture(scope="module")
 def corpus_cards(corpus_tools: list[dict]) -> list[tuple[dict, dict]]:
     snapshots = [
-        {
-            "format": "mcpdex.snapshot/1",
-            "server": {"name": key, "version": entry.get("version")},
-            "tools": entry["tools"],
-        }
+        make_snapshot(*entry["tools"], name=key, version=entry.get("version"))
         for server in corpus_tools
         for key, entry in server["tools"].items()
     ]

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scoring import score_snapshot
+from tests.conftest import make_snapshot
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=40),
@@ -46,7 +47,7 @@ tools = st.fixed_dictionaries(
 @settings(max_examples=150, deadline=None, derandomize=True)
 @given(st.lists(tools, max_size=5))
 def test_any_definitions_score_without_raising_and_repeatably(definitions: list[dict]) -> None:
-    snapshot = {"format": "mcpdex.snapshot/1", "server": {"name": "fuzz"}, "tools": definitions}
+    snapshot = make_snapshot(*definitions, name="fuzz")
     first = score_snapshot(snapshot)
     assert len(first["tools"]) == len(definitions)
     for card in first["tools"]:

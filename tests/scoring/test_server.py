@@ -172,5 +172,5 @@ def test_chinese_description_is_scored_on_structure_and_flagged() -> None:
 
 
 def test_a_server_without_tools_has_no_roll_up() -> None:
-    card = score_snapshot({"format": "mcpdex.snapshot/1", "server": {"name": "empty"}, "tools": []})
+    card = score_snapshot(snapshot_of(name="empty"))
     assert card["tools"] == [] and card["server_score"]["overall"] is None
