@@ -83,12 +83,17 @@ def make_snapshot(
     return snapshot
 
 
-def require(condition: bool, why: str) -> None:
-    """Skip locally when a real dependency is missing; in CI a missing dependency is a failure."""
+# What CI must do about missing data that lives beside the repository rather than in it.
+SHARED_DATA = "CI must check out the shared data as ../shared beside the repository"
+
+
+def require(condition: bool, why: str, fix: str = "CI must install it: see scripts/test") -> None:
+    """Skip locally when a real dependency is missing; in CI (``CI=true``) a missing dependency is a
+    failure, so a run cannot pass green with the coverage it gives gone."""
     if condition:
         return
     if IN_CI:
-        pytest.fail(f"{why} (CI must install it: see scripts/test)")
+        pytest.fail(f"{why} ({fix})")
     pytest.skip(why)
 
 
@@ -139,8 +144,7 @@ def corpus_tools() -> list[dict]:
     import json
 
     tools_file = CORPUS / "tools.json"
-    if not tools_file.exists():
-        pytest.skip(f"the corpus is not at {CORPUS}")
+    require(tools_file.exists(), f"the corpus is not at {CORPUS}", SHARED_DATA)
     return json.loads(tools_file.read_text(encoding="utf-8"))
 
 

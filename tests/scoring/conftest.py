@@ -96,7 +96,7 @@ def calibration_entries() -> list[dict[str, Any]]:
     """Real tool definitions with the TDQS scores Glama published for them (read at test time)."""
     import json
 
-    from tests.conftest import require
+    from tests.conftest import SHARED_DATA, require
 
-    require(CALIBRATION.exists(), f"the calibration set is not at {CALIBRATION}")
+    require(CALIBRATION.exists(), f"the calibration set is not at {CALIBRATION}", SHARED_DATA)
     return json.loads(CALIBRATION.read_text(encoding="utf-8"))

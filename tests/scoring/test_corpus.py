@@ -1,4 +1,4 @@
-"""The scorer over the 527 real tool definitions of the LiveMCPBench corpus (skipped where it is absent)."""
+"""The scorer over the 527 real tool definitions of the LiveMCPBench corpus (skipped without it; CI fails)."""
 
 from __future__ import annotations
 
