@@ -9,7 +9,7 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -37,12 +37,63 @@ OFFICIAL_MEMORY_TOOLS = frozenset(
 )
 
 
-def require(condition: bool, why: str) -> None:
-    """Skip locally when a real dependency is missing; in CI a missing dependency is a failure."""
+SNAPSHOT_FORMAT = "mcpdex.snapshot/1"  # written out as the tests' expectation, like the tool names above
+
+
+def make_snapshot(
+    *tools: dict[str, Any],
+    name: str = "demo",
+    version: str | None = "1.0.0",
+    title: str | None = None,
+    instructions: str | None = None,
+    server: dict[str, Any] | None = None,
+    without: Iterable[str] = (),
+    **fields: Any,
+) -> dict[str, Any]:
+    """A valid snapshot shaped as ``mcpdex inspect --out`` writes it, holding ``tools``.
+
+    ``name``, ``version``, ``title`` and ``instructions`` fill the server object; ``server`` replaces
+    that object whole (for a test that needs, say, no version at all). Any other top-level key is set by
+    its wire name (``resources=[...]``, ``capturedAt="..."``, ``source={...}``, ``versionLabel="2"``),
+    ``without`` drops keys, and the digest is computed over the result unless given or dropped.
+    """
+    snapshot: dict[str, Any] = {
+        "format": SNAPSHOT_FORMAT,
+        "server": dict(server)
+        if server is not None
+        else {"name": name, "title": title, "version": version, "instructions": instructions},
+        "source": {"transport": "stdio", "target": name},
+        "protocolVersion": "2025-11-25",
+        "capabilities": {"tools": {"listChanged": False}},
+        "capturedAt": "2026-11-29T18:00:00Z",
+        "tools": list(tools),
+        "resources": [],
+        "resourceTemplates": [],
+        "prompts": [],
+        "problems": [],
+    }
+    snapshot.update(fields)
+    dropped = set(without)
+    for key in dropped:
+        snapshot.pop(key, None)
+    if "digest" not in snapshot and "digest" not in dropped:
+        from registry.core.snapshot import compute_digest
+
+        snapshot["digest"] = compute_digest(snapshot)
+    return snapshot
+
+
+# What CI must do about missing data that lives beside the repository rather than in it.
+SHARED_DATA = "CI must check out the shared data as ../shared beside the repository"
+
+
+def require(condition: bool, why: str, fix: str = "CI must install it: see scripts/test") -> None:
+    """Skip locally when a real dependency is missing; in CI (``CI=true``) a missing dependency is a
+    failure, so a run cannot pass green with the coverage it gives gone."""
     if condition:
         return
     if IN_CI:
-        pytest.fail(f"{why} (CI must install it: see scripts/test)")
+        pytest.fail(f"{why} ({fix})")
     pytest.skip(why)
 
 
@@ -93,8 +144,7 @@ def corpus_tools() -> list[dict]:
     import json
 
     tools_file = CORPUS / "tools.json"
-    if not tools_file.exists():
-        pytest.skip(f"the corpus is not at {CORPUS}")
+    require(tools_file.exists(), f"the corpus is not at {CORPUS}", SHARED_DATA)
     return json.loads(tools_file.read_text(encoding="utf-8"))
 
 

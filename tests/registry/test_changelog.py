@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from registry.diffing.changelog import build_changelog, headline, render_changelog
+from tests.conftest import make_snapshot
 
 MCPDEX = str(Path(sys.executable).with_name("mcpdex"))
 READ = {
@@ -37,7 +38,7 @@ DESCRIBED = {
 
 
 def snap(*tools: dict[str, Any]) -> dict[str, Any]:
-    return {"format": "mcpdex.snapshot/1", "server": {"name": "tirith"}, "tools": list(tools)}
+    return make_snapshot(*tools, server={"name": "tirith"})
 
 
 VERSIONS = [

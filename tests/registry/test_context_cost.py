@@ -13,6 +13,7 @@ from registry.core.snapshot import canonical_json
 from registry.diffing.changelog import build_changelog
 from registry.diffing.context_cost import ENCODING, ESTIMATE, context_cost, tool_context_text
 from registry.gating.policy import evaluate
+from tests.conftest import make_snapshot
 
 SERVERS = Path(__file__).parent / "servers"
 MCPDEX = [sys.executable, "-m", "registry"]
@@ -33,11 +34,7 @@ def tool(name: str, description: str, **properties: str) -> dict:
 
 
 def snap(*tools: dict, version: str = "1.0.0") -> dict:
-    return {
-        "format": "mcpdex.snapshot/1",
-        "server": {"name": "notes", "version": version},
-        "tools": list(tools),
-    }
+    return make_snapshot(*tools, name="notes", version=version)
 
 
 SEARCH = tool("search", "Search notes by text.", query="Words to find.")

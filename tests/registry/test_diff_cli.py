@@ -9,6 +9,7 @@ from pathlib import Path
 
 from registry.core.snapshot import dump_snapshot
 from registry.diffing.rules import RULES, rules_markdown
+from tests.conftest import make_snapshot
 
 MCPDEX = str(Path(sys.executable).with_name("mcpdex"))
 TOOL = {
@@ -23,7 +24,7 @@ TIGHTER = {
 
 
 def snap(version: str, tool: dict) -> dict:
-    return {"format": "mcpdex.snapshot/1", "server": {"name": "demo", "version": version}, "tools": [tool]}
+    return make_snapshot(tool, name="demo", version=version)
 
 
 def mcpdex(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:

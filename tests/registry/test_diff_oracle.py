@@ -28,6 +28,7 @@ from hypothesis_jsonschema._canonicalise import FALSEY, canonicalish
 from jsonschema import Draft202012Validator
 
 from registry.diffing.diff import diff_snapshots
+from tests.conftest import make_snapshot
 
 PAIRS = 150  # schema pairs per direction; each draws up to INSTANCES calls (or results)
 INSTANCES = 12
@@ -235,7 +236,7 @@ def schema_pairs(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
 def _diff(area: str, old: dict[str, Any], new: dict[str, Any]) -> list[dict[str, Any]]:
     def snapshot(schema: dict[str, Any]) -> dict[str, Any]:
         tool = {"name": "t", "inputSchema": {"type": "object"}, area: schema}
-        return {"format": "mcpdex.snapshot/1", "server": {"name": "s", "version": "1"}, "tools": [tool]}
+        return make_snapshot(tool, name="s", version="1")
 
     return [c for c in diff_snapshots(snapshot(old), snapshot(new)) if c["area"] == area]
 

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from registry.diffing.diff import diff_snapshots
+from tests.conftest import make_snapshot
 
 NAMES = st.text(alphabet="abcdefghijklmnopqrstuvwxyz_", min_size=1, max_size=8)
 
@@ -62,7 +63,7 @@ def snapshot(input_schema: dict[str, Any], output_schema: dict[str, Any] | None 
     tool: dict[str, Any] = {"name": "t", "description": "T.", "inputSchema": input_schema}
     if output_schema is not None:
         tool["outputSchema"] = output_schema
-    return {"format": "mcpdex.snapshot/1", "server": {"name": "s"}, "tools": [tool]}
+    return make_snapshot(tool, name="s")
 
 
 def shuffled(value: Any, rng: random.Random) -> Any:

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from registry.diffing.diff import diff_snapshots
+from tests.conftest import make_snapshot
 
 STR: dict[str, Any] = {"type": "string"}
 INT: dict[str, Any] = {"type": "integer"}
@@ -877,7 +878,7 @@ def diff_schemas(area: str, old: Any, new: Any) -> list[dict[str, Any]]:
 
     def snapshot(schema: Any) -> dict[str, Any]:
         tool = {"name": "t", "inputSchema": {"type": "object"}, key: schema}
-        return {"format": "mcpdex.snapshot/1", "server": {"name": "s"}, "tools": [tool]}
+        return make_snapshot(tool, name="s")
 
     return diff_snapshots(snapshot(old), snapshot(new))
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from registry.diffing.changes import fingerprint, summarize
 from registry.diffing.diff import diff_history, diff_snapshots
+from tests.conftest import make_snapshot
 
 SEARCH = {
     "name": "search_nodes",
@@ -21,12 +22,7 @@ SEARCH = {
 
 
 def snap(*tools: dict[str, Any], **extra: Any) -> dict[str, Any]:
-    return {
-        "format": "mcpdex.snapshot/1",
-        "server": {"name": "s", "version": "1.0.0"},
-        "tools": list(tools),
-        **extra,
-    }
+    return make_snapshot(*tools, name="s", **extra)
 
 
 def rules(changes: list[dict[str, Any]]) -> list[tuple[str, str]]:

@@ -13,6 +13,7 @@ from jsonschema.validators import validator_for
 
 from registry.diffing.diff import diff_snapshots
 from registry.diffing.rules import rule
+from tests.conftest import make_snapshot
 
 STR: dict[str, Any] = {"type": "string"}
 SAFE = 2**53 - 1
@@ -31,7 +32,7 @@ def snap(area: str, schema: Any, **tool: Any) -> dict[str, Any]:
         base.pop(area, None)  # a tool without an input schema, as some servers list them
     else:
         base[area] = schema
-    return {"format": "mcpdex.snapshot/1", "server": {"name": "s", "version": "1"}, "tools": [base]}
+    return make_snapshot(base, name="s", version="1")
 
 
 def diff(area: str, old: Any, new: Any) -> list[dict[str, Any]]:
@@ -338,13 +339,14 @@ def test_declared_lists_the_required_properties_and_its_witness_omits_them() -> 
 
 def test_a_title_is_judged_alike_in_annotations_and_at_the_top() -> None:
     base = {"name": "t", "inputSchema": {"type": "object"}}
-    old = {"format": "mcpdex.snapshot/1", "server": {"name": "s"}, "tools": [base]}
-    top = diff_snapshots(old, {**old, "tools": [{**base, "title": "Search"}]})
-    annotated = diff_snapshots(old, {**old, "tools": [{**base, "annotations": {"title": "Search"}}]})
+    old = make_snapshot(base, name="s")
+    top = diff_snapshots(old, make_snapshot({**base, "title": "Search"}, name="s"))
+    annotated = diff_snapshots(old, make_snapshot({**base, "annotations": {"title": "Search"}}, name="s"))
     assert rules(top) == rules(annotated) == [("tool-title-changed", "warning")]
     assert annotated[0]["path"] == "/annotations/title"
     poisoned = {**base, "annotations": {"title": "Search <IMPORTANT>"}}
-    assert rules(diff_snapshots(old, {**old, "tools": [poisoned]})) == [("tool-title-poisoning", "breaking")]
+    poisoned_title = diff_snapshots(old, make_snapshot(poisoned, name="s"))
+    assert rules(poisoned_title) == [("tool-title-poisoning", "breaking")]
 
 
 def test_values_are_shown_as_each_server_sent_them() -> None:

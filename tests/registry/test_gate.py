@@ -14,6 +14,7 @@ import pytest
 from registry.core.errors import UsageError
 from registry.gating.formats import append_step_summary, render_report
 from registry.gating.policy import Accepted, evaluate, parse_ignore, parse_severity, version_bump_change
+from tests.conftest import make_snapshot
 
 TOOL = {
     "name": "search",
@@ -27,11 +28,7 @@ TOOL = {
 
 
 def snap(version: str, *tools: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "format": "mcpdex.snapshot/1",
-        "server": {"name": "demo", "version": version},
-        "tools": list(tools),
-    }
+    return make_snapshot(*tools, name="demo", version=version)
 
 
 LIMIT_REQUIRED = {**TOOL, "inputSchema": {**TOOL["inputSchema"], "required": ["limit", "q"]}}

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import make_snapshot
+
 MCPDEX = str(Path(sys.executable).with_name("mcpdex"))
 
 SERVER = '''
@@ -117,7 +119,7 @@ def test_check_without_a_baseline_is_a_usage_error(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_check_that_cannot_inspect_exits_2(tmp_path: Path) -> None:
-    (tmp_path / "mcpdex.lock.json").write_text(json.dumps({"format": "mcpdex.snapshot/1", "tools": []}))
+    (tmp_path / "mcpdex.lock.json").write_text(json.dumps(make_snapshot()))
     result = run(tmp_path, "check", "--timeout", "5", "--", sys.executable, "-c", "import sys; sys.exit(3)")
     assert result.returncode == 2, result.stdout + result.stderr
     assert result.stderr.startswith("mcpdex: error:") and "Traceback" not in result.stderr

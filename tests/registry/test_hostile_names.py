@@ -13,6 +13,7 @@ from registry.core.names import server_name_problem
 from registry.core.snapshot import dump_snapshot, load_snapshot
 from registry.gating.formats import render_report
 from registry.gating.policy import evaluate
+from tests.conftest import make_snapshot
 
 SERVERS = Path(__file__).parent / "servers"
 HOSTILE = [sys.executable, str(SERVERS / "hostile_names.py")]
@@ -35,13 +36,11 @@ def assert_inert(text: str) -> None:
 
 
 def hostile_snapshot(version: str, description: str) -> dict:
-    return {
-        "format": "mcpdex.snapshot/1",
-        "server": {"name": "evil\x1b[2J", "version": version},
-        "tools": [
-            {"name": "paint\x1b[31mred", "description": description, "inputSchema": {"type": "object"}},
-        ],
-    }
+    return make_snapshot(
+        {"name": "paint\x1b[31mred", "description": description, "inputSchema": {"type": "object"}},
+        name="evil\x1b[2J",
+        version=version,
+    )
 
 
 def test_inspect_text_shows_escape_sequences_as_text(tmp_path: Path) -> None:

@@ -26,7 +26,7 @@ from registry.inspecting.official import (
     select_entries,
 )
 from registry.storage.store import open_store
-from tests.conftest import REPO, require
+from tests.conftest import REPO, SHARED_DATA, require
 from tests.registry.conftest import free_port
 
 SAMPLES = REPO.parent / "shared" / "reference" / "mcp-registry"
@@ -35,7 +35,7 @@ BAD_CURSOR = "io.github.test/bad:0"
 
 
 def sample_pages() -> list[dict]:
-    require(SAMPLES.is_dir(), f"the registry sample pages are missing ({SAMPLES})")
+    require(SAMPLES.is_dir(), f"the registry sample pages are missing ({SAMPLES})", SHARED_DATA)
     return [json.loads((SAMPLES / f"sample-list-page-{n}.json").read_text()) for n in (1, 2, 3)]
 
 

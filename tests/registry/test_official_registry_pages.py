@@ -14,7 +14,7 @@ import pytest
 from registry.diffing.context_cost import context_cost
 from registry.inspecting.official import entry_from_item, install_snippets
 from registry.storage.store import RegistryEntryRecord, open_store
-from tests.conftest import require
+from tests.conftest import make_snapshot, require
 
 MCPDEX = [sys.executable, "-m", "registry"]
 CHROMIUM = Path("/usr/bin/chromium")
@@ -51,8 +51,7 @@ def snapshot(name: str, version: str, transport: str, *descriptions: str) -> dic
         for i, text in enumerate(descriptions)
     ]
     source = {"transport": transport, "target": "npx -y x" if transport == "stdio" else "https://h/mcp"}
-    return {"format": "mcpdex.snapshot/1", "server": {"name": name, "version": version}, "source": source,
-            "tools": tools, "versionLabel": version}  # fmt: skip
+    return make_snapshot(*tools, name=name, version=version, source=source, versionLabel=version)
 
 
 def entry_record(document: dict, status: str = "active", message: str | None = None) -> RegistryEntryRecord:

@@ -15,6 +15,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from registry.probing.checks import CHECKS
 from registry.probing.probe import run_probe
+from tests.conftest import make_snapshot
 
 pytestmark = pytest.mark.anyio
 
@@ -168,7 +169,7 @@ async def probe_in_process(server: MCPServer) -> dict:
     async with Client(server, mode="legacy", cache=None) as client:
         listed = (await client.list_tools()).tools
         tools = [t.model_dump(by_alias=True, mode="json", exclude_none=True) for t in listed]
-        return await run_probe(client, {"server": {"name": "faulty-memory"}, "tools": tools}, sizes=(5, 10))
+        return await run_probe(client, make_snapshot(*tools, name="faulty-memory"), sizes=(5, 10))
 
 
 async def test_each_fault_fails_exactly_its_checks():

@@ -10,6 +10,7 @@ import pytest
 
 from registry.core.profile import FEATURES, OFFICIAL_TOOLS, PROFILE_FORMAT, page_profile, static_profile
 from registry.core.templating import render
+from tests.conftest import make_snapshot
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "memory-profiles.md"
 
@@ -99,36 +100,32 @@ def test_lightweight_read_options_are_recognised_with_their_evidence(official_sn
 
 
 def test_write_tools_with_limits_are_not_read_features():
-    snapshot = {
-        "tools": [
-            _tool("create_entities", {"entities": STRINGS, "limit": INTEGER}),
-            _tool("read_graph", {}),
-            _tool("delete_entities", {"entityNames": STRINGS}),
-        ]
-    }
+    snapshot = make_snapshot(
+        _tool("create_entities", {"entities": STRINGS, "limit": INTEGER}),
+        _tool("read_graph", {}),
+        _tool("delete_entities", {"entityNames": STRINGS}),
+    )
     assert features(static_profile(snapshot)) == {}
 
 
 def test_ranged_and_match_scoped_reads_of_one_record_are_recognised():
-    snapshot = {
-        "server": {"name": "engram"},
-        "tools": [
-            _tool("mem_search", {"query": {"type": "string"}, "limit": INTEGER}, read_only=True),
-            _tool(
-                "mem_get_observation",
-                {
-                    "id": INTEGER,
-                    "offset": INTEGER,
-                    "limit": INTEGER,
-                    "find": {"type": "string"},
-                    "context": INTEGER,
-                },
-                required=["id"],
-                read_only=True,
-            ),
-            _tool("mem_save", {"title": {"type": "string"}, "content": {"type": "string"}}),
-        ],
-    }
+    snapshot = make_snapshot(
+        _tool("mem_search", {"query": {"type": "string"}, "limit": INTEGER}, read_only=True),
+        _tool(
+            "mem_get_observation",
+            {
+                "id": INTEGER,
+                "offset": INTEGER,
+                "limit": INTEGER,
+                "find": {"type": "string"},
+                "context": INTEGER,
+            },
+            required=["id"],
+            read_only=True,
+        ),
+        _tool("mem_save", {"title": {"type": "string"}, "content": {"type": "string"}}),
+        server={"name": "engram"},
+    )
     profile = static_profile(snapshot)
     assert profile["surface"] == "memory"
     found = features(profile)
@@ -139,23 +136,19 @@ def test_ranged_and_match_scoped_reads_of_one_record_are_recognised():
 
 
 def test_relation_depth_read_is_recognised_but_chronological_depth_is_not():
-    snapshot = {
-        "server": {"name": "basic-memory"},
-        "tools": [
-            _tool("build_context", {"url": {"type": "string"}, "depth": INTEGER, "page_size": INTEGER}),
-            _tool("timeline", {"anchor": INTEGER, "depth_before": INTEGER, "depth_after": INTEGER}),
-        ],
-    }
+    snapshot = make_snapshot(
+        _tool("build_context", {"url": {"type": "string"}, "depth": INTEGER, "page_size": INTEGER}),
+        _tool("timeline", {"anchor": INTEGER, "depth_before": INTEGER, "depth_after": INTEGER}),
+        server={"name": "basic-memory"},
+    )
     assert features(static_profile(snapshot)) == {"depth-read": ["build_context.depth"]}
 
 
 def test_search_index_then_details_by_ids_is_progressive_disclosure():
-    snapshot = {
-        "tools": [
-            _tool("search", {"query": {"type": "string"}, "limit": INTEGER, "type": {"type": "string"}}),
-            _tool("get_observations", {"ids": {"type": "array", "items": INTEGER}}, required=["ids"]),
-        ]
-    }
+    snapshot = make_snapshot(
+        _tool("search", {"query": {"type": "string"}, "limit": INTEGER, "type": {"type": "string"}}),
+        _tool("get_observations", {"ids": {"type": "array", "items": INTEGER}}, required=["ids"]),
+    )
     found = features(static_profile(snapshot))
     assert found["progressive-disclosure"] == ["search → get_observations(ids)"]
     assert found["type-filter"] == ["search.type"]
@@ -174,11 +167,9 @@ def test_namespaced_and_camel_case_official_names_still_match(official_snapshot)
 
 
 def test_three_official_tools_make_a_partial_surface(official_snapshot):
-    snapshot = {
-        "tools": [
-            t for t in official_snapshot["tools"] if t["name"] in ("read_graph", "search_nodes", "open_nodes")
-        ]
-    }
+    snapshot = make_snapshot(
+        *(t for t in official_snapshot["tools"] if t["name"] in ("read_graph", "search_nodes", "open_nodes"))
+    )
     profile = static_profile(snapshot)
     assert profile["surface"] == "knowledge-graph-partial"
     assert profile["officialTools"]["create_entities"] is None

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, require
+from tests.conftest import REPO, make_snapshot, require
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -83,19 +83,18 @@ def hostile_snapshot(version: str, extra_tool: bool, huge: bool) -> dict:
     if extra_tool:
         tools.append({"name": "added_later", "description": PAYLOADS[5], "inputSchema": {"type": "object"}})
         tools[0]["description"] += " changed"
-    return {
-        "format": "mcpdex.snapshot/1",
-        "server": {"name": PAYLOADS[1], "title": PAYLOADS[0], "version": version, "instructions": evil},
-        "source": {"transport": "stdio", "target": PAYLOADS[2]},
-        "protocolVersion": PAYLOADS[4],
-        "capabilities": {PAYLOADS[3]: {}},
-        "capturedAt": "2026-10-20T10:00:00Z",
-        "tools": tools,
-        "resources": [],
-        "resourceTemplates": [],
-        "prompts": [],
-        "problems": [{"code": "invalid-tool", "where": PAYLOADS[1], "message": PAYLOADS[0]}],
-    }
+    return make_snapshot(
+        *tools,
+        name=PAYLOADS[1],
+        title=PAYLOADS[0],
+        version=version,
+        instructions=evil,
+        source={"transport": "stdio", "target": PAYLOADS[2]},
+        protocolVersion=PAYLOADS[4],
+        capabilities={PAYLOADS[3]: {}},
+        capturedAt="2026-10-20T10:00:00Z",
+        problems=[{"code": "invalid-tool", "where": PAYLOADS[1], "message": PAYLOADS[0]}],
+    )
 
 
 @pytest.fixture(scope="module")
@@ -105,7 +104,6 @@ def hostile_site(tmp_path_factory) -> Path:
     The store now refuses these server names; a registry written before it did still holds them, and
     its pages must stay inert, so the name rule is lifted while this one is written.
     """
-    from registry.core.snapshot import compute_digest
     from registry.storage.store import open_store
 
     folder = tmp_path_factory.mktemp("hostile")
@@ -115,7 +113,6 @@ def hostile_site(tmp_path_factory) -> Path:
         for name in (*PAYLOADS, "../../etc", "..", RTL, "Plain", "plain"):
             for index, version in enumerate(("1.0.0", "1.1.0")):
                 snapshot = hostile_snapshot(version, extra_tool=bool(index), huge=name == "../../etc")
-                snapshot["digest"] = compute_digest(snapshot)
                 store.record_inspection(
                     snapshot,
                     server=name,
@@ -307,7 +304,6 @@ def test_the_single_server_report_works_from_file_without_network(browser, peer_
 
 
 def test_long_server_names_and_labels_wrap_instead_of_scrolling_the_index(browser, tmp_path) -> None:
-    from registry.core.snapshot import compute_digest
     from registry.storage.store import open_store
 
     url = f"sqlite:///{tmp_path / 'registry.sqlite'}"
@@ -318,12 +314,12 @@ def test_long_server_names_and_labels_wrap_instead_of_scrolling_the_index(browse
     ]
     with open_store(url) as store:
         for name in names:
-            snapshot = {
-                "format": "mcpdex.snapshot/1",
-                "server": {"name": name, "title": "T" * 120, "version": "1.0.0+cdcd4fbb1d6d" * 4},
-                "tools": [{"name": "t", "description": "Does t.", "inputSchema": {"type": "object"}}],
-            }
-            snapshot["digest"] = compute_digest(snapshot)
+            snapshot = make_snapshot(
+                {"name": "t", "description": "Does t.", "inputSchema": {"type": "object"}},
+                name=name,
+                title="T" * 120,
+                version="1.0.0+cdcd4fbb1d6d" * 4,
+            )
             store.record_inspection(
                 snapshot, server=name, ok=True, error=None, started_at="2026-10-20T10:00:00Z", duration_s=1
             )

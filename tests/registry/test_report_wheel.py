@@ -10,23 +10,20 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO
+from tests.conftest import REPO, make_snapshot
 
-SNAPSHOT = {
-    "format": "mcpdex.snapshot/1",
-    "server": {"name": "wheel-check", "version": "1.0.0"},
-    "tools": [
-        {
-            "name": "read_note",
-            "description": "Read one note by its id. Use search_notes to find ids.",
-            "inputSchema": {
-                "type": "object",
-                "properties": {"id": {"type": "string", "description": "The note's id."}},
-                "required": ["id"],
-            },
-        }
-    ],
-}
+SNAPSHOT = make_snapshot(
+    {
+        "name": "read_note",
+        "description": "Read one note by its id. Use search_notes to find ids.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"id": {"type": "string", "description": "The note's id."}},
+            "required": ["id"],
+        },
+    },
+    name="wheel-check",
+)
 
 
 @pytest.mark.slow

@@ -13,11 +13,12 @@ import httpx
 import pytest
 from starlette.testclient import TestClient
 
-from registry.core.snapshot import SNAPSHOT_FORMAT, compute_digest
+from registry.core.snapshot import compute_digest
 from registry.storage.client import RegistryClient
 from registry.storage.store import Recorded, SubmissionKey, open_store
 from registry.storage.tokens import open_tokens
 from registry.web.service import ENDPOINTS, create_app
+from tests.conftest import make_snapshot as snapshot_with
 
 SERVER = "acme-notes"
 
@@ -54,21 +55,13 @@ def make_snapshot(
                 },
             }
         )
-    snapshot = {
-        "format": SNAPSHOT_FORMAT,
-        "server": {"name": SERVER, "title": "Acme Notes", "version": version, "instructions": None},
-        "source": {"transport": "stdio", "target": "acme-notes --stdio"},
-        "protocolVersion": "2025-11-25",
-        "capabilities": {"tools": {"listChanged": False}},
-        "capturedAt": "2026-11-29T18:00:00Z",
-        "tools": tools,
-        "resources": [],
-        "resourceTemplates": [],
-        "prompts": [],
-        "problems": [],
-    }
-    snapshot["digest"] = compute_digest(snapshot)
-    return snapshot
+    return snapshot_with(
+        *tools,
+        name=SERVER,
+        title="Acme Notes",
+        version=version,
+        source={"transport": "stdio", "target": "acme-notes --stdio"},
+    )
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])

@@ -29,11 +29,10 @@ import pytest
 import sqlalchemy as sa
 
 from registry.core.errors import NotFoundError, RegistryError, UsageError
-from registry.core.snapshot import SNAPSHOT_FORMAT, compute_digest
 from registry.storage.client import RegistryClient
 from registry.storage.store import open_store, store_engine, tables
 from registry.storage.tokens import open_tokens
-from tests.conftest import require
+from tests.conftest import make_snapshot, require
 
 
 def free_port() -> int:
@@ -44,40 +43,28 @@ def free_port() -> int:
 
 def variant(index: int, label: str, server: str = "load-notes") -> dict[str, Any]:
     """A distinct snapshot per ``index``: tool ``op_<index>`` is added to a fixed search tool."""
-    snapshot = {
-        "format": SNAPSHOT_FORMAT,
-        "server": {"name": server, "title": None, "version": label, "instructions": None},
-        "source": {"transport": "stdio", "target": server},
-        "protocolVersion": "2025-11-25",
-        "capabilities": {"tools": {}},
-        "capturedAt": "2026-11-29T18:00:00Z",
-        "tools": [
-            {
-                "name": "search_notes",
-                "description": "Search notes by words; returns matching notes, newest first.",
-                "inputSchema": {
-                    "type": "object",
-                    "properties": {"query": {"type": "string"}},
-                    "required": ["query"],
-                },
+    return make_snapshot(
+        {
+            "name": "search_notes",
+            "description": "Search notes by words; returns matching notes, newest first.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {"query": {"type": "string"}},
+                "required": ["query"],
             },
-            {
-                "name": f"op_{index}",
-                "description": f"Operation number {index} on one note by id.",
-                "inputSchema": {
-                    "type": "object",
-                    "properties": {"id": {"type": "string"}},
-                    "required": ["id"],
-                },
+        },
+        {
+            "name": f"op_{index}",
+            "description": f"Operation number {index} on one note by id.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {"id": {"type": "string"}},
+                "required": ["id"],
             },
-        ],
-        "resources": [],
-        "resourceTemplates": [],
-        "prompts": [],
-        "problems": [],
-    }
-    snapshot["digest"] = compute_digest(snapshot)
-    return snapshot
+        },
+        name=server,
+        version=label,
+    )
 
 
 class Service:

@@ -11,17 +11,16 @@ from registry.core.snapshot import (
     parse_snapshot,
     server_version,
 )
+from tests.conftest import make_snapshot
 
 
 def _snapshot(**extra):
-    return {
-        "format": SNAPSHOT_FORMAT,
-        "server": {"name": "demo", "version": "1.0.0"},
-        "source": {"transport": "stdio", "target": "demo"},
-        "capturedAt": "2026-11-29T18:00:00Z",
-        "tools": [{"name": "echo", "inputSchema": {"type": "object"}}],
+    # Without prompts, problems and a digest: filling those in is parse_snapshot's job, tested below.
+    return make_snapshot(
+        {"name": "echo", "inputSchema": {"type": "object"}},
+        without=("prompts", "problems", "digest"),
         **extra,
-    }
+    )
 
 
 def test_digest_ignores_capture_time_source_and_key_order():

@@ -9,25 +9,20 @@ import sys
 import pytest
 
 from registry.core.errors import NotFoundError, RegistryError
-from registry.core.snapshot import SNAPSHOT_FORMAT, compute_digest
+from registry.core.snapshot import compute_digest
 from registry.core.versions import semver_key
 from registry.storage.store import open_store, order_versions
+from tests.conftest import make_snapshot as snapshot_with
 
 
 def make_snapshot(version: str, tools: list[str], name: str = "demo") -> dict:
-    snap = {
-        "format": SNAPSHOT_FORMAT,
-        "server": {"name": name, "title": "Demo", "version": version, "instructions": None},
-        "source": {"transport": "stdio", "target": "demo"},
-        "capturedAt": "2026-11-29T18:00:00Z",
-        "tools": [{"name": t, "inputSchema": {"type": "object"}} for t in tools],
-        "resources": [],
-        "resourceTemplates": [],
-        "prompts": [],
-        "problems": [],
-    }
-    snap["digest"] = compute_digest(snap)
-    return snap
+    return snapshot_with(
+        *({"name": t, "inputSchema": {"type": "object"}} for t in tools),
+        name=name,
+        title="Demo",
+        version=version,
+        source={"transport": "stdio", "target": "demo"},
+    )
 
 
 def record(store, snap: dict | None, *, server: str = "demo", at: str = "2026-11-29T18:00:00Z", error=None):

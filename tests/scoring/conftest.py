@@ -7,6 +7,8 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import make_snapshot
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -36,7 +38,7 @@ def make_tool(
 
 
 def snapshot_of(*tools: dict[str, Any], name: str = "test-server") -> dict[str, Any]:
-    return {"format": "mcpdex.snapshot/1", "server": {"name": name, "version": "1.0.0"}, "tools": list(tools)}
+    return make_snapshot(*tools, name=name)
 
 
 def scores_of(card: dict[str, Any]) -> dict[str, int]:
@@ -94,7 +96,7 @@ def calibration_entries() -> list[dict[str, Any]]:
     """Real tool definitions with the TDQS scores Glama published for them (read at test time)."""
     import json
 
-    from tests.conftest import require
+    from tests.conftest import SHARED_DATA, require
 
-    require(CALIBRATION.exists(), f"the calibration set is not at {CALIBRATION}")
+    require(CALIBRATION.exists(), f"the calibration set is not at {CALIBRATION}", SHARED_DATA)
     return json.loads(CALIBRATION.read_text(encoding="utf-8"))

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scoring import score_snapshot
+from tests.conftest import make_snapshot
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=40),
@@ -43,14 +44,21 @@ tools = st.fixed_dictionaries(
 )
 
 
+def expected_tier(total: float) -> str:
+    """The tier of a one-decimal total as the rubric states it: A >= 3.5, B >= 3.0, C >= 2.0, D >= 1.0."""
+    return next(
+        (letter for letter, floor in (("A", 3.5), ("B", 3.0), ("C", 2.0), ("D", 1.0)) if total >= floor), "F"
+    )
+
+
 @settings(max_examples=150, deadline=None, derandomize=True)
 @given(st.lists(tools, max_size=5))
 def test_any_definitions_score_without_raising_and_repeatably(definitions: list[dict]) -> None:
-    snapshot = {"format": "mcpdex.snapshot/1", "server": {"name": "fuzz"}, "tools": definitions}
+    snapshot = make_snapshot(*definitions, name="fuzz")
     first = score_snapshot(snapshot)
     assert len(first["tools"]) == len(definitions)
     for card in first["tools"]:
-        assert card["tier"] in "ABCD"
+        assert card["tier"] == expected_tier(card["total"]) != "F"
         assert all(1 <= entry["score"] <= 5 for entry in card["dimensions"].values())
     assert score_snapshot(snapshot) == first
 

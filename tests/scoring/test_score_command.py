@@ -46,7 +46,8 @@ def test_score_json_is_the_full_scorecard(snapshot_file: Path) -> None:
     assert card["format"] == "mcpdex.scorecard/1"
     assert card["server"] == {"name": "memory-demo", "version": "1.0.0"}
     assert [tool["name"] for tool in card["tools"]] == ["memory_read", "memory_search", "process"]
-    assert card["server_score"]["tier"] in {"A", "B", "C", "D"}
+    # Two A tools (4.7, 4.3) and a bare "Process" (D, 1.7) roll up to 3.3: the weak tool costs the A.
+    assert card["server_score"]["tier"] == "B"
     assert {"rule", "level", "tool", "where", "message", "fix"} <= set(card["findings"][0])
 
 
@@ -108,4 +109,8 @@ def test_score_a_live_stdio_server(py_peer) -> None:
     assert result.returncode == 0, result.stderr
     card = json.loads(result.stdout)
     assert {tool["name"] for tool in card["tools"]} == {"get_current_time", "convert_time"}
-    assert all(tool["tier"] in "ABCD" for tool in card["tools"])
+    # get_current_time scores 3.5, just an A; convert_time 3.4, just below it.
+    assert {tool["name"]: tool["tier"] for tool in card["tools"]} == {
+        "get_current_time": "A",
+        "convert_time": "B",
+    }

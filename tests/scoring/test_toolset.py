@@ -12,7 +12,7 @@ import pytest
 from scoring import score_snapshot, toolset
 from scoring.language import vocabulary_of
 from scoring.toolset import Siblings, ToolNames, content, jaccard
-from tests.conftest import CORPUS, require
+from tests.conftest import CORPUS, SHARED_DATA, require
 from tests.scoring.conftest import make_tool, snapshot_of
 
 # The tools of the reference GitHub server (@modelcontextprotocol/server-github 2025.4.8), as it lists them.
@@ -174,7 +174,7 @@ def test_each_tool_is_compared_with_a_bounded_number_of_others(monkeypatch: pyte
 
 
 def test_the_index_finds_every_pair_all_pairs_would_on_the_corpus() -> None:
-    require((CORPUS / "tools.json").exists(), f"the corpus is not at {CORPUS}")
+    require((CORPUS / "tools.json").exists(), f"the corpus is not at {CORPUS}", SHARED_DATA)
     servers = json.loads((CORPUS / "tools.json").read_text(encoding="utf-8"))
     checked = 0
     for entry in (entry for item in servers for entry in item["tools"].values()):

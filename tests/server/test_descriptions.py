@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from scoring import score_snapshot
+from tests.conftest import make_snapshot
 
 pytestmark = pytest.mark.anyio
 
@@ -14,19 +15,7 @@ async def snapshot_of(mem) -> dict:
         tool.model_dump(by_alias=True, mode="json", exclude_none=True)
         for tool in (await mem.client.list_tools()).tools
     ]
-    return {
-        "format": "mcpdex.snapshot/1",
-        "server": {
-            "name": "mcpdex-memory",
-            "title": "mcpdex memory",
-            "version": "0.1.0",
-            "instructions": None,
-        },
-        "tools": tools,
-        "resources": [],
-        "resourceTemplates": [],
-        "prompts": [],
-    }
+    return make_snapshot(*tools, name="mcpdex-memory", title="mcpdex memory", version="0.1.0")
 
 
 async def test_every_tool_scores_tier_a(mem):
