@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from registry.snapshot import canonical_json
+from common.canonical import canonical_json
 
 MAX_DEPTH = 10
 ANNOTATION_KEYS = {
