@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scoring.language import STATE_CHANGING, Analysis, count_words, normalized, quote
-from scoring.signals import described_parameters
+from scoring.signals import ContextSignals, Hint, described_parameters
 from scoring.toolset import Siblings
 
 QUESTIONS: dict[str, str] = {
@@ -37,7 +37,7 @@ class ToolView:
 
     name: str
     description: str
-    signals: dict[str, Any]
+    signals: ContextSignals
     analysis: Analysis
     siblings: Siblings
     params: dict[str, Any]
@@ -50,7 +50,7 @@ class ToolView:
     def annotated(self) -> bool:
         return bool(self.signals["hasAnnotations"])
 
-    def hint(self, key: str) -> bool | None:
+    def hint(self, key: Hint) -> bool | None:
         return self.signals["annotationValues"][key]
 
 
@@ -285,7 +285,7 @@ def parameters(view: ToolView) -> Scored:
     return score, text
 
 
-def word_budget(signals: dict[str, Any]) -> tuple[int, int]:
+def word_budget(signals: ContextSignals) -> tuple[int, int]:
     """(fewest, most) words a description of this complexity should take."""
     params = min(signals["paramCount"], 10)
     nested = 1 if signals["hasNestedObjects"] or signals["unionChoiceCount"] else 0

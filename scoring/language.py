@@ -1121,7 +1121,7 @@ class Vocabulary:
         return Vocabulary(self.own | words, self.server)
 
 
-def vocabulary_of(name: str, server_vocabulary: Vocabulary, params: dict[str, Any]) -> Vocabulary:
+def vocabulary_of(name: str, server_vocabulary: frozenset[str], params: dict[str, Any]) -> Vocabulary:
     """Words specific to this tool whatever their frequency: its name's, its parameters', and those of
     the server's tool names (``server_vocabulary``, see ``names_vocabulary``)."""
     named = {param.lower() for param in params if len(param) > 2 and param.lower() not in _UNINFORMATIVE}
@@ -1168,6 +1168,7 @@ def _join_lists(text: str) -> str:
     """A header line and the list items under it, as one line: "When to use: a; b; c"."""
     if ":\n" not in text:
         return text
+    out: list[str]
     lines, out = text.split("\n"), []
     in_list = False
     for line in lines:
@@ -1302,7 +1303,7 @@ def analyze(
     name: str = "",
     siblings: Sequence[str] = (),
     params: dict[str, Any] | None = None,
-    server_vocabulary: Vocabulary | None = None,
+    server_vocabulary: frozenset[str] | None = None,
 ) -> Analysis:
     """Read ``description`` of tool ``name`` among ``siblings`` with input ``params`` (name -> schema).
     ``server_vocabulary`` is ``names_vocabulary`` of every tool name of the server, which a server's
@@ -1384,6 +1385,7 @@ def analyze(
     effect_parts = [part for part in rest_parts if not _RETURNS_LEAD.match(part)]
     rest = Joined(rest_parts)
     scans = {True: rest, False: rest if effect_parts == rest_parts else Joined(effect_parts)}
+    match: re.Match[str] | None
     for category, pattern in DISCLOSURES.items():
         scan = scans[category in _READ_IN_RETURNS]
         intrinsic = category in INTRINSIC_DISCLOSURES

@@ -17,7 +17,7 @@ import tempfile
 from functools import lru_cache
 from importlib.util import find_spec
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from platformdirs import user_cache_dir
 
@@ -47,13 +47,21 @@ def _cache_path() -> Path:
     return Path(user_cache_dir("mcpdex")) / f"lexicon-{key}.json"
 
 
-def _build() -> dict[str, Any]:
+class _Tables(TypedDict):
+    """The derived tables, as cached in one JSON file."""
+
+    zipf: dict[str, float]  # word -> Zipf frequency, for words at least _KEPT_ZIPF
+    verbs: dict[str, tuple[str, bool]]  # verb form -> (lemma, also another part of speech); a JSON pair
+    modifiers: list[str]  # words that read as adjectives or adverbs and never as verbs
+
+
+def _build() -> _Tables:
     """The frequency and verb tables, from the two libraries themselves."""
     import lemminflect
     import wordfreq
 
     zipf: dict[str, float] = {}
-    verbs: dict[str, list[Any]] = {}
+    verbs: dict[str, tuple[str, bool]] = {}
     modifiers: list[str] = []
     for word, frequency in wordfreq.get_frequency_dict("en", "small").items():
         value = math.log10(frequency * 1e9)
@@ -68,15 +76,16 @@ def _build() -> dict[str, Any]:
             modifiers.append(word)
         if "VERB" in readings:
             # [lemma, whether the form also reads as a noun or adjective ("set", "live")]
-            verbs[word] = [readings["VERB"][0], any(pos != "VERB" for pos in readings)]
+            verbs[word] = (readings["VERB"][0], any(pos != "VERB" for pos in readings))
     return {"zipf": zipf, "verbs": verbs, "modifiers": modifiers}
 
 
 @lru_cache(maxsize=1)
-def _tables() -> dict[str, Any]:
+def _tables() -> _Tables:
     path = _cache_path()
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        cached: _Tables = json.loads(path.read_text(encoding="utf-8"))
+        return cached
     except (OSError, ValueError):
         pass
     tables = _build()

@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterator
-from functools import lru_cache
 from typing import Any
 
 from scoring.language import Analysis, cue, hidden_characters, name_words, script_or_eval, verb_lemma
@@ -126,12 +125,6 @@ def model_texts(tool: dict[str, Any]) -> list[tuple[str, str]]:
     return texts
 
 
-@lru_cache(maxsize=8)
-def _has_kebab_name(server_names: frozenset[str]) -> bool:
-    """Whether a name has a hyphen: asked once per server, not once per tool (a frozenset keeps its hash)."""
-    return any("-" in server_name for server_name in server_names)
-
-
 def security_findings(
     tool: dict[str, Any], analysis: Analysis, server_names: frozenset[str], known_words: frozenset[str]
 ) -> list[dict[str, Any]]:
@@ -146,8 +139,8 @@ def security_findings(
             )
         if match := DATA_EXFILTRATION.search(text):
             found.append(finding("data-exfiltration", name, where, f"asks to send data: '{match.group(0)}'"))
-        if match := script_or_eval(text):
-            found.append(finding("script-in-text", name, where, f"contains '{match}'"))
+        if script := script_or_eval(text):
+            found.append(finding("script-in-text", name, where, f"contains '{script}'"))
     description = analysis.text
     kebab_server = _has_kebab_name(server_names)
     foreign = sorted(
@@ -199,6 +192,7 @@ _kebab_names: tuple[frozenset[str], bool] = (frozenset(), False)
 
 
 def _has_kebab_name(server_names: frozenset[str]) -> bool:
+    """Whether a name has a hyphen: walked once per set of names, not once per tool."""
     global _kebab_names
     names, answer = _kebab_names
     if names is not server_names:

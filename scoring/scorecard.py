@@ -16,7 +16,7 @@ from scoring.dimensions import (
 )
 from scoring.language import REVERSIBILITY, Analysis, analyze
 from scoring.server import roll_up
-from scoring.signals import context_signals, properties_of, tool_title
+from scoring.signals import ContextSignals, context_signals, properties_of, tool_title
 from scoring.structure import structure_dimensions
 from scoring.toolset import Siblings, ToolNames
 
@@ -151,7 +151,9 @@ def score_snapshot(snapshot: dict[str, Any]) -> dict[str, Any]:
     unique = {name: tool for name, tool in zip(names, tools, strict=True)}  # the last of a duplicate name
     index = ToolNames(unique, {name: _description(tool) for name, tool in unique.items()})
     known = lints.known_words(tools)
-    cards, analyses, signals = [], {}, {}
+    cards: list[dict[str, Any]] = []
+    analyses: dict[str, Analysis] = {}
+    signals: dict[str, ContextSignals] = {}
     for tool, name in zip(tools, names, strict=True):
         card, analysis = _score_one(tool, index.siblings_of(name), server_names, known)
         cards.append(card)

@@ -22,7 +22,7 @@ from scoring.arithmetic import (
 )
 from scoring.language import VERB_KIND, Analysis, name_words, verb_lemma
 from scoring.lints import GENERIC_NAMES, naming_convention
-from scoring.signals import properties_of
+from scoring.signals import ContextSignals, properties_of
 from scoring.toolset import ToolNames, content, jaccard, name_actions, name_verb, stem
 from scoring.toolset import namespace as toolset_namespace
 
@@ -159,7 +159,9 @@ def lifecycle(tools: list[dict[str, Any]], analyses: dict[str, Analysis]) -> tup
         # Every action a name states counts (``create_or_update_file`` creates and updates a file); a name
         # without a verb ("whois_domain") takes the action its description leads with.
         verbs, resource = name_actions(name)
-        kinds = {VERB_KIND[verb] for verb in verbs} or {analyses[name].verb_kind} - {None, "vague"}
+        kinds = {VERB_KIND[verb] for verb in verbs} or {
+            kind for kind in (analyses[name].verb_kind,) if kind is not None and kind != "vague"
+        }
         if not kinds or _is_generic(name):
             unknown += 1
             continue
@@ -196,7 +198,7 @@ def lifecycle(tools: list[dict[str, Any]], analyses: dict[str, Analysis]) -> tup
 
 
 def shadowing(
-    tools: list[dict[str, Any]], signals: dict[str, dict[str, Any]], analyses: dict[str, Analysis]
+    tools: list[dict[str, Any]], signals: dict[str, ContextSignals], analyses: dict[str, Analysis]
 ) -> list[dict[str, Any]]:
     """Tools whose purpose a much cheaper sibling substantially covers (reported, never scored)."""
     costs = {str(t.get("name")): signals[str(t.get("name"))]["invocationCost"] for t in tools}
@@ -251,7 +253,7 @@ def roll_up(
     tools: list[dict[str, Any]],
     tool_cards: list[dict[str, Any]],
     analyses: dict[str, Analysis],
-    signals: dict[str, dict[str, Any]],
+    signals: dict[str, ContextSignals],
     index: ToolNames,
 ) -> dict[str, Any]:
     """The server score of ``tools`` (distinct names, in ``index``'s order): description quality,

@@ -7,24 +7,58 @@ required subtree and the definition's hash. The language of the description is n
 from __future__ import annotations
 
 import hashlib
-from typing import Any
+from typing import Any, Literal, TypedDict
 
-from registry.core.snapshot import canonical_json
+from common.canonical import canonical_json
 
 MAX_DEPTH = 10
-ANNOTATION_KEYS = {
-    "readOnly": "readOnlyHint",
-    "destructive": "destructiveHint",
-    "idempotent": "idempotentHint",
-    "openWorld": "openWorldHint",
-}
 HASHED_FIELDS = ("name", "title", "description", "inputSchema", "outputSchema", "annotations")
+
+
+class InvocationCost(TypedDict):
+    """What calling the tool costs the model: the required subtree of its input schema."""
+
+    requiredFieldCount: int
+    schemaDepth: int
+    unionChoiceCount: int
+    invocationCost: int
+
+
+Hint = Literal["readOnly", "destructive", "idempotent", "openWorld"]
+
+
+class AnnotationValues(TypedDict):
+    """The four behaviour hints, each ``None`` when the tool does not send it as a boolean."""
+
+    readOnly: bool | None
+    destructive: bool | None
+    idempotent: bool | None
+    openWorld: bool | None
+
+
+class ContextSignals(InvocationCost):
+    """The context signals of one tool (§2 of the rubric), keyed as the published ``contextSignals``."""
+
+    paramCount: int
+    requiredParamCount: int
+    paramsWithDescriptions: int
+    paramsWithEnums: int
+    schemaDescriptionCoverage: int
+    hasNestedObjects: bool
+    hasOutputSchema: bool
+    hasAnnotations: bool
+    annotationValues: AnnotationValues
+    titleIsMeaningful: bool
+    definitionBytes: int
+    inputHash: str
 
 
 def properties_of(schema: Any) -> dict[str, Any]:
     """The ``properties`` of an object schema, or ``{}`` for anything else."""
-    if isinstance(schema, dict) and isinstance(schema.get("properties"), dict):
-        return schema["properties"]
+    if isinstance(schema, dict):
+        properties = schema.get("properties")
+        if isinstance(properties, dict):
+            return properties
     return {}
 
 
@@ -112,7 +146,7 @@ def _measure(schema: Any, root: dict[str, Any], level: int, seen: frozenset[str]
     return required_count, depth, unions
 
 
-def invocation_cost(input_schema: Any) -> dict[str, int]:
+def invocation_cost(input_schema: Any) -> InvocationCost:
     """``requiredFieldCount``, ``schemaDepth``, ``unionChoiceCount`` and ``invocationCost``."""
     root = input_schema if isinstance(input_schema, dict) else {}
     if not properties_of(root) and not any(root.get(key) for key in ("oneOf", "anyOf", "allOf", "$ref")):
@@ -132,16 +166,27 @@ def definition_text(tool: dict[str, Any]) -> str:
     return canonical_json({field: tool.get(field) for field in HASHED_FIELDS})
 
 
+def _object(value: Any) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else ``{}``."""
+    return value if isinstance(value, dict) else {}
+
+
+def _hint(annotations: dict[str, Any], wire: str) -> bool | None:
+    """The annotation ``wire`` (``readOnlyHint`` ...) when it is a boolean, else ``None``."""
+    value = annotations.get(wire)
+    return value if isinstance(value, bool) else None
+
+
 def tool_title(tool: dict[str, Any]) -> str | None:
     """The tool's display title: ``title``, else ``annotations.title``."""
-    annotations = tool.get("annotations") if isinstance(tool.get("annotations"), dict) else {}
+    annotations = _object(tool.get("annotations"))
     title = tool.get("title") or annotations.get("title")
     return title if isinstance(title, str) and title.strip() else None
 
 
-def context_signals(tool: dict[str, Any]) -> dict[str, Any]:
+def context_signals(tool: dict[str, Any]) -> ContextSignals:
     """Every context signal of §2 of the rubric, keyed as the published ``contextSignals``."""
-    schema = tool.get("inputSchema") if isinstance(tool.get("inputSchema"), dict) else {}
+    schema = _object(tool.get("inputSchema"))
     properties = properties_of(schema)
     param_count = len(properties)
     described = sum(
@@ -151,7 +196,7 @@ def context_signals(tool: dict[str, Any]) -> dict[str, Any]:
     )
     with_enums = sum(1 for prop in properties.values() if isinstance(prop, dict) and "enum" in prop)
     coverage = 100 if param_count == 0 else (200 * described + param_count) // (2 * param_count)
-    annotations = tool.get("annotations") if isinstance(tool.get("annotations"), dict) else {}
+    annotations = _object(tool.get("annotations"))
     output_schema = tool.get("outputSchema")
     name = str(tool.get("name") or "")
     title = tool_title(tool)
@@ -166,8 +211,10 @@ def context_signals(tool: dict[str, Any]) -> dict[str, Any]:
         "hasOutputSchema": isinstance(output_schema, dict) and bool(output_schema),
         "hasAnnotations": bool(annotations),
         "annotationValues": {
-            key: annotations.get(wire) if isinstance(annotations.get(wire), bool) else None
-            for key, wire in ANNOTATION_KEYS.items()
+            "readOnly": _hint(annotations, "readOnlyHint"),
+            "destructive": _hint(annotations, "destructiveHint"),
+            "idempotent": _hint(annotations, "idempotentHint"),
+            "openWorld": _hint(annotations, "openWorldHint"),
         },
         "titleIsMeaningful": bool(title) and title != name and len(title or "") > len(name),
         **invocation_cost(schema),

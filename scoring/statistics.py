@@ -6,7 +6,7 @@ The registry-wide TDQS statistics (June 2026) are kept beside them as the calibr
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from scoring.arithmetic import COHERENCE_DIMENSIONS, DIMENSIONS, round1, tenths
@@ -148,7 +148,9 @@ def spearman(left: list[float], right: list[float]) -> float:
     return covariance / spread if spread else 0.0
 
 
-def agreement(ours: list[int], theirs: list[int], *, ranks: list[float] | None = None) -> dict[str, float]:
+def agreement(
+    ours: list[int], theirs: list[int], *, ranks: Sequence[float] | None = None
+) -> dict[str, float]:
     """Exact and within-one agreement, Spearman's ρ (of ``ranks`` when given) and mean bias of ours."""
     count = len(theirs)
     pairs = list(zip(ours, theirs, strict=True))

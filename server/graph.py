@@ -283,6 +283,7 @@ class GraphStore:
     ) -> dict[str, list[dict[str, Any]]]:
         """Entities whose name, type or an observation contains ``query``, ignoring case."""
         needle = _lower(query)
+        params: tuple[str, ...]
         with self._read() as db:
             if not needle:
                 ids_sql, params = "SELECT id FROM entities", ()
@@ -449,12 +450,13 @@ class _Tx:
         entity_id = self._conn.execute(
             "INSERT INTO entities(name, entity_type) VALUES (?, ?)", (name, entity_type)
         ).lastrowid
+        assert entity_id is not None  # an INSERT's cursor has the new row's id
         self._conn.execute(
             "INSERT INTO entity_text(rowid, name, entity_type) VALUES (?, ?, ?)",
             (entity_id, _lower(name), _lower(entity_type)),
         )
         self.insert_observations(entity_id, observations)
-        return entity_id  # type: ignore[return-value]
+        return entity_id
 
     def insert_observations(self, entity_id: int, contents: Sequence[str]) -> None:
         for content in contents:

@@ -12,6 +12,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, TypedDict
 
+from common.canonical import canonical_json
 from registry.core.errors import SnapshotError
 
 SNAPSHOT_FORMAT = "mcpdex.snapshot/1"
@@ -56,14 +57,8 @@ class Snapshot(TypedDict, total=False):
     versionLabel: str | None
 
 
-# json.dumps with options builds an encoder per call; these are built once.
-_CANONICAL_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+# json.dumps with options builds an encoder per call; this one is built once.
 _SORTED_JSON = json.JSONEncoder(sort_keys=True, ensure_ascii=False)
-
-
-def canonical_json(value: Any) -> str:
-    """Serialise ``value`` with sorted keys and no whitespace: the form that is hashed."""
-    return _CANONICAL_JSON.encode(value)
 
 
 def sorted_json(value: Any) -> str:

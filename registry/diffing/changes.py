@@ -10,7 +10,8 @@ from collections.abc import Iterable, Sequence
 from json.encoder import encode_basestring
 from typing import Any, NotRequired, TypedDict
 
-from registry.core.snapshot import canonical_json, sorted_json
+from common.canonical import canonical_json
+from registry.core.snapshot import sorted_json
 from registry.diffing.normalize import normalize_tool
 from registry.diffing.rules import AREA_LABELS, LEVELS, POISONING_LINTS, rule
 from registry.diffing.witness import NOT_FOUND

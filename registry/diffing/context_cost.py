@@ -14,7 +14,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING, Any, TypedDict
 
-from registry.core.snapshot import canonical_json
+from common.canonical import canonical_json
 
 if TYPE_CHECKING:
     from registry.diffing.changes import Change

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from registry.core.snapshot import canonical_json
+from common.canonical import canonical_json
 from registry.diffing.changes import (
     Change,
     ChangeBuilder,

@@ -12,7 +12,7 @@ import math
 from json.encoder import encode_basestring
 from typing import Any
 
-from registry.core.snapshot import canonical_json
+from common.canonical import canonical_json
 
 # MCP's defaults for absent annotation hints (spec, ToolAnnotations): an absent hint counts as its
 # default, so removing "destructiveHint": false means the tool became destructive.

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from registry.core.snapshot import canonical_json
+from common.canonical import canonical_json
 from registry.diffing.changes import ChangeBuilder, json_pointer, schema_subject, short_value, text_change
 from registry.diffing.normalize import origin
 from registry.diffing.rules import rule

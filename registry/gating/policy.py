@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from common.canonical import canonical_json
 from registry.core.errors import UsageError
-from registry.core.snapshot import canonical_json, server_version
+from registry.core.snapshot import server_version
 from registry.core.versions import semver_core
 from registry.diffing.changes import Change, fingerprint, summarize
 from registry.diffing.context_cost import context_growth_change

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from registry.core.snapshot import canonical_json
+from common.canonical import canonical_json
 from registry.diffing.changelog import build_changelog
 from registry.diffing.context_cost import ENCODING, ESTIMATE, context_cost, tool_context_text
 from registry.gating.policy import evaluate

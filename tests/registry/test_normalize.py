@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from registry.core.snapshot import canonical_json
+from common.canonical import canonical_json
 from registry.diffing.normalize import (
     ANNOTATION_DEFAULTS,
     normalize_annotations,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from server.app import COUNT_MAX, EXCERPT_WIDTH, RELATED_MAX
+from server.models import COUNT_MAX, EXCERPT_WIDTH, RELATED_MAX
 from tests.server.conftest import entity, relation, seed
 
 pytestmark = pytest.mark.anyio

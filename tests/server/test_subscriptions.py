@@ -11,7 +11,8 @@ from typing import Any
 import anyio
 import pytest
 
-from server.app import GRAPH_URI, MemoryServer, build_server
+from server.app import MemoryServer, build_server
+from server.models import GRAPH_URI
 from tests.server.conftest import Updates, entity
 
 pytestmark = [

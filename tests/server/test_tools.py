@@ -7,7 +7,7 @@ import json
 import anyio
 import pytest
 
-from server.app import BATCH_MAX, COUNT_MAX, NAME_MAX, QUERY_MAX
+from server.models import BATCH_MAX, COUNT_MAX, NAME_MAX, QUERY_MAX
 from tests.server.conftest import entity, relation, seed
 
 pytestmark = pytest.mark.anyio

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from schemas.refs import resolve_ref
+from common.refs import resolve_ref
 
 DOCUMENT = {
     "properties": {"x": {"anyOf": [{"type": "string"}, {"type": "integer"}]}},
