@@ -292,9 +292,27 @@ def word_budget(signals: dict[str, Any]) -> tuple[int, int]:
     return 3 + 2 * min(params, 8), 40 + 15 * params + 20 * nested
 
 
+# The fewest informative words a description takes: what the tool does (about six words), and for each
+# parameter that neither its schema nor the text documents, the words the description must carry for it.
+# A parameter the schema describes needs no words here: saying it again is redundancy, not substance.
+_PURPOSE_WORDS = 6
+_WORDS_PER_BARE_PARAMETER = 2
+
+
+def needed_words(bare: int) -> int:
+    """The fewest informative words for a tool with ``bare`` parameters that nothing documents."""
+    return _PURPOSE_WORDS + _WORDS_PER_BARE_PARAMETER * min(bare, 8)
+
+
+def undocumented_parameters(view: ToolView) -> list[str]:
+    """The parameters neither the schema nor the text documents, in schema order."""
+    documented = described_parameters(view.params) | set(view.analysis.params_documented)
+    return [name for name in view.params if name not in documented]
+
+
 def conciseness(view: ToolView) -> Scored:
     a, signals = view.analysis, view.signals
-    fewest, most = word_budget(signals)
+    _, most = word_budget(signals)
     # Only sentences that say something count towards enough words; padding and boasts do not.
     informative = sum(count_words(sentence) for sentence in a.sentences)
     if informative < 4:
@@ -303,10 +321,14 @@ def conciseness(view: ToolView) -> Scored:
             "conciseness. One sentence with what it does and to what would earn more."
         )
     issues: list[str] = []
+    bare = undocumented_parameters(view)
+    fewest = needed_words(len(bare))
     if informative < fewest:
-        issues.append(
-            f"{informative} words are too few for {signals['paramCount']} parameters (about {fewest}+)"
-        )
+        named = ", ".join(f"`{name}`" for name in bare[:3]) + (" …" if len(bare) > 3 else "")
+        left = f"{len(bare)} parameter(s) nothing documents ({named})" if bare else "what the tool does"
+        short = f"{informative} words are too few to cover {left} (about {fewest}+)"
+        # Half the words needed or fewer: the description leaves most of what an agent needs unsaid.
+        issues += [short] * (2 if informative * 2 <= fewest else 1)
     if a.words > most:
         over = a.words / most
         issues += [f"{a.words} words for a tool of this size (about {most} would do)"] * (

@@ -160,5 +160,6 @@ def test_the_unit_of_a_rate_is_never_the_purpose_verb() -> None:
     priced_tool = make_tool("quote", "Stock quotes — $0.03/call, 100/day.")
     priced = score_snapshot(snapshot_of(priced_tool))["tools"][0]
     assert "not front-loaded" in priced["dimensions"]["conciseness"]["justification"]
-    led = score_snapshot(snapshot_of(make_tool("quote", "Search stock quotes — $0.03/call.")))["tools"][0]
+    led_tool = make_tool("quote", "Search stock quotes by ticker symbol — $0.03/call.")
+    led = score_snapshot(snapshot_of(led_tool))["tools"][0]
     assert "purpose first" in led["dimensions"]["conciseness"]["justification"]
