@@ -334,7 +334,9 @@ def conciseness(view: ToolView) -> Scored:
         issues += [f"{a.words} words for a tool of this size (about {most} would do)"] * (
             1 if over <= 2 else 2 if over <= 4 else 3 if over <= 8 else 4
         )
-    if a.sentences and (a.verb_position is None or a.verb_position > 3):
+    # A verb in the first words, or an opening noun phrase naming the subject ("Delegation chain scan of
+    # skill file content."), puts the purpose first; a price, a label or a word for the tool itself does not.
+    if a.sentences and (a.verb_position is None or a.verb_position > 3) and not a.subject_first:
         issues.append(f"the purpose is not front-loaded (opens with {quote(a.sentences[0], 50)})")
     if a.filler or a.lead_in:
         issues.append(f"filler ({quote((a.filler or [a.lead_in or ''])[0], 40)})")
@@ -349,8 +351,8 @@ def conciseness(view: ToolView) -> Scored:
     score = max(1, 5 - len(issues))
     sentences = len(a.sentences) + len(a.set_aside)
     if not issues:
-        text = f"{sentences} sentence(s), {a.words} words, purpose first; every sentence earns its place."
-        return score, text
+        first = "purpose first" + (f" (the subject: {quote(a.subject_first, 50)})" if a.subject_first else "")
+        return score, f"{sentences} sentence(s), {a.words} words, {first}; every sentence earns its place."
     unique = list(dict.fromkeys(issues))
     return score, f"{sentences} sentence(s), {a.words} words; " + "; ".join(
         unique[:3]

@@ -728,6 +728,7 @@ class Analysis:
     verb: str | None = None
     verb_kind: str | None = None
     verb_position: int | None = None  # index of the purpose verb among the first sentence's words
+    subject_first: str | None = None  # an opening noun phrase naming what the tool is about, verb or not
     resource: str | None = None
     purpose_clause: str = ""
     differentiation: list[str] = field(default_factory=list)
@@ -850,6 +851,37 @@ def quote(text: str, limit: int = 90) -> str:
     """A phrase shortened for a justification, in single quotes."""
     text = " ".join(text.split())
     return f"'{text if len(text) <= limit else text[: limit - 1].rstrip() + '…'}'"
+
+
+# Nouns an opening names itself by ("SAFE read-only tool", "A helper function"): it speaks of the tool,
+# not of what it is about.
+_SELF_NOUNS = frozenset(["tool", "tools", "function", "utility", "helper", "wrapper", "endpoint", "method"])
+
+
+def _subject_first(sentence: str, vocabulary: Vocabulary) -> str | None:
+    """The opening noun phrase when it names what the tool is about ("Delegation chain scan of skill file
+    content", "PR description from commits"): its first clause starts on a word that is neither a function
+    word nor only a verb form ("Given a repository …", "Based on …" lead up to the purpose), holds a
+    specific word among its first four and does not end on a word for the tool itself. A name prefix or
+    label before it is passed over."""
+    stripped = _NAME_PREFIX.sub("", sentence)
+    label = _LABEL.match(stripped)
+    if label and verb_lemma(label.group(1).split()[0]) is None:
+        stripped = stripped[label.end() :]
+    clause = _CLAUSE_BREAK.split(stripped, maxsplit=1)[0]
+    words = word_tokens(clause)
+    if not words or _non_latin_letters(clause) or words[-1].lower().rstrip(".") in _SELF_NOUNS:
+        return None
+    first = words[0].lower()
+    reading = lexicon.verb_reading(first)
+    # A participle ("Given", "Based", "Using", "Orchestrated") or a word that is only ever a verb.
+    if reading is not None:
+        lemma, ambiguous, _ = reading
+        if not ambiguous or first not in (lemma, lemma + "s", lemma + "es"):
+            return None
+    if first in STOPWORDS:
+        return None
+    return clause.strip().rstrip(".") if specific_words(" ".join(words[:4]), vocabulary) else None
 
 
 def _find_purpose(sentence: str) -> tuple[str | None, str | None, int | None, str | None, str]:
@@ -1356,6 +1388,8 @@ def analyze(
         return analysis
     verb, kind, position, resource, clause = _find_purpose(analysis.sentences[0])
     analysis.verb, analysis.verb_kind, analysis.verb_position = verb, kind, position
+    if position is None or position > 3:
+        analysis.subject_first = _subject_first(analysis.sentences[0], vocabulary)
     analysis.resource, analysis.purpose_clause = resource, clause
     _false_claims(analysis, name)
     sentences = analysis.sentences
