@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from scoring.language import STATE_CHANGING, Analysis, count_words, normalized, quote
+from scoring.language import STATE_CHANGING, Analysis, count_words, idle_padding, normalized, quote
 from scoring.signals import described_parameters
 from scoring.toolset import Siblings
 
@@ -342,8 +342,8 @@ def conciseness(view: ToolView) -> Scored:
         issues.append(f"filler ({quote((a.filler or [a.lead_in or ''])[0], 40)})")
     if a.set_aside:
         issues.append(f"assertive or promotional wording that earns nothing ({quote(a.set_aside[0], 50)})")
-    if a.padding:
-        issues.append(f"a sentence that adds nothing ({quote(a.padding[0], 50)})")
+    if idle := idle_padding(a):
+        issues.append(f"a sentence that adds nothing ({quote(idle[0], 50)})")
     if a.duplicate_sentences:
         issues.append(f"a repeated sentence ({quote(a.duplicate_sentences[0], 50)})")
     if len(a.schema_restatements) >= 2:
@@ -352,7 +352,12 @@ def conciseness(view: ToolView) -> Scored:
     sentences = len(a.sentences) + len(a.set_aside)
     if not issues:
         first = "purpose first" + (f" (the subject: {quote(a.subject_first, 50)})" if a.subject_first else "")
-        return score, f"{sentences} sentence(s), {a.words} words, {first}; every sentence earns its place."
+        rest = (
+            f"{quote(a.padding[0], 50)} says nothing specific, so it earns nothing, but it repeats nothing"
+            if a.padding
+            else "every sentence earns its place"
+        )
+        return score, f"{sentences} sentence(s), {a.words} words, {first}; {rest}."
     unique = list(dict.fromkeys(issues))
     return score, f"{sentences} sentence(s), {a.words} words; " + "; ".join(
         unique[:3]

@@ -1241,6 +1241,24 @@ def _drop_padding(analysis: Analysis, vocabulary: Vocabulary) -> None:
     analysis.sentences = kept
 
 
+_SPEAKS_OF_ITSELF = re.compile(r"^\W*(?:this|it|its|these|they)\b", _I)
+
+
+def idle_padding(analysis: Analysis) -> list[str]:
+    """The padding sentences that cost Conciseness: those that speak of the tool itself ("This tool is very
+    useful", "It works well", "A handy tool") and those with no word the description has not said before.
+    Plain words that say something new but nothing specific ("Posts tweets in reply chain.") earn nothing,
+    but are not redundancy."""
+    idle = []
+    for sentence in analysis.padding:
+        words = _content_words(sentence)
+        at = analysis.text.find(sentence)
+        before = _content_words(analysis.text[:at]) if at >= 0 else set()
+        if _SPEAKS_OF_ITSELF.match(sentence) or words & _SELF_NOUNS or not words - before:
+            idle.append(sentence)
+    return idle
+
+
 _HEADER_REST = re.compile(r"[^:;.\x00]{0,25}:")
 _CLAUSE_BREAKS = re.compile(r"[;,\x00\n]|\.(?=\s|\x00|$)")
 
