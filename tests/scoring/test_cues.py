@@ -6,13 +6,11 @@ import re
 
 import pytest
 
-from scoring import language, lints, score_snapshot
+from scoring import cues, language, lints, score_snapshot
+from scoring.cues import _RUN, _prefixes, _word_heads
 from scoring.language import (
-    _RUN,
     Cue,
     Joined,
-    _prefixes,
-    _word_heads,
     reads_as_ascii,
     reads_in_lower_case,
     split_sentences,
@@ -20,7 +18,7 @@ from scoring.language import (
 from tests.scoring.conftest import make_tool, snapshot_of
 
 CUES = [
-    value for module in (language, lints) for value in vars(module).values() if isinstance(value, Cue)
+    value for module in (cues, lints) for value in vars(module).values() if isinstance(value, Cue)
 ] + list(language.DISCLOSURES.values())
 PROBES = [r"\w", r"\W", r"\d", r"\D", r"\s", r"\S", r"\b", r"\B"] + [re.escape(chr(c)) for c in range(128)]
 
