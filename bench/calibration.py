@@ -9,12 +9,17 @@ of that dimension (its bias is about 0 by construction; its ρ is the figure to 
 Siblings are the other tools of the same server found in the set. Glama's judge is an LLM whose
 scores move by one between runs, so within-±1 and ρ matter more than exact agreement.
 
-    .venv/bin/python bench/calibration.py [--data PATH]
+With ``--halves`` it prints the same table for each half of the set split by server (a server's tools
+fall in half A or B by the parity of the first byte of the SHA-256 of its name), so a rule tuned by
+looking at one half can be checked on the other.
+
+    .venv/bin/python bench/calibration.py [--data PATH] [--halves]
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 from pathlib import Path
@@ -31,13 +36,27 @@ def load(path: Path) -> list[dict[str, Any]]:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
+def half(server: str) -> str:
+    """Half A or B of the set for the tools of ``server``: a fixed split that depends on nothing else."""
+    return "AB"[hashlib.sha256(server.encode()).digest()[0] % 2]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--halves", action="store_true", help="a table for each half of the set, by server")
     args = parser.parse_args()
     if not args.data.exists():
         raise SystemExit(f"the calibration set is not at {args.data}")
-    print(markdown(report(load(args.data))), end="")
+    entries = load(args.data)
+    if not args.halves:
+        print(markdown(report(entries)), end="")
+        return
+    for name in "AB":
+        chosen = [entry for entry in entries if half(entry["server"]) == name]
+        servers = len({entry["server"] for entry in chosen})
+        print(f"Half {name}: {len(chosen)} entries of {servers} servers\n")
+        print(markdown(report(chosen)))
 
 
 if __name__ == "__main__":

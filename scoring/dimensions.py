@@ -10,9 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from scoring.language import STATE_CHANGING, Analysis, count_words, normalized, quote
+from scoring.language import Analysis, idle_padding
 from scoring.signals import ContextSignals, Hint, described_parameters
 from scoring.toolset import Siblings
+from scoring.words import STATE_CHANGING, count_words, normalized, quote
 
 QUESTIONS: dict[str, str] = {
     "purpose": "Does the description clearly state what the tool does and how it differs from similar tools?",
@@ -292,9 +293,27 @@ def word_budget(signals: ContextSignals) -> tuple[int, int]:
     return 3 + 2 * min(params, 8), 40 + 15 * params + 20 * nested
 
 
+# The fewest informative words a description takes: what the tool does (about six words), and for each
+# parameter that neither its schema nor the text documents, the words the description must carry for it.
+# A parameter the schema describes needs no words here: saying it again is redundancy, not substance.
+_PURPOSE_WORDS = 6
+_WORDS_PER_BARE_PARAMETER = 2
+
+
+def needed_words(bare: int) -> int:
+    """The fewest informative words for a tool with ``bare`` parameters that nothing documents."""
+    return _PURPOSE_WORDS + _WORDS_PER_BARE_PARAMETER * min(bare, 8)
+
+
+def undocumented_parameters(view: ToolView) -> list[str]:
+    """The parameters neither the schema nor the text documents, in schema order."""
+    documented = described_parameters(view.params) | set(view.analysis.params_documented)
+    return [name for name in view.params if name not in documented]
+
+
 def conciseness(view: ToolView) -> Scored:
     a, signals = view.analysis, view.signals
-    fewest, most = word_budget(signals)
+    _, most = word_budget(signals)
     # Only sentences that say something count towards enough words; padding and boasts do not.
     informative = sum(count_words(sentence) for sentence in a.sentences)
     if informative < 4:
@@ -303,23 +322,29 @@ def conciseness(view: ToolView) -> Scored:
             "conciseness. One sentence with what it does and to what would earn more."
         )
     issues: list[str] = []
+    bare = undocumented_parameters(view)
+    fewest = needed_words(len(bare))
     if informative < fewest:
-        issues.append(
-            f"{informative} words are too few for {signals['paramCount']} parameters (about {fewest}+)"
-        )
+        named = ", ".join(f"`{name}`" for name in bare[:3]) + (" …" if len(bare) > 3 else "")
+        left = f"{len(bare)} parameter(s) nothing documents ({named})" if bare else "what the tool does"
+        short = f"{informative} words are too few to cover {left} (about {fewest}+)"
+        # Half the words needed or fewer: the description leaves most of what an agent needs unsaid.
+        issues += [short] * (2 if informative * 2 <= fewest else 1)
     if a.words > most:
         over = a.words / most
         issues += [f"{a.words} words for a tool of this size (about {most} would do)"] * (
             1 if over <= 2 else 2 if over <= 4 else 3 if over <= 8 else 4
         )
-    if a.sentences and (a.verb_position is None or a.verb_position > 3):
+    # A verb in the first words, or an opening noun phrase naming the subject ("Delegation chain scan of
+    # skill file content."), puts the purpose first; a price, a label or a word for the tool itself does not.
+    if a.sentences and (a.verb_position is None or a.verb_position > 3) and not a.subject_first:
         issues.append(f"the purpose is not front-loaded (opens with {quote(a.sentences[0], 50)})")
     if a.filler or a.lead_in:
         issues.append(f"filler ({quote((a.filler or [a.lead_in or ''])[0], 40)})")
     if a.set_aside:
         issues.append(f"assertive or promotional wording that earns nothing ({quote(a.set_aside[0], 50)})")
-    if a.padding:
-        issues.append(f"a sentence that adds nothing ({quote(a.padding[0], 50)})")
+    if idle := idle_padding(a):
+        issues.append(f"a sentence that adds nothing ({quote(idle[0], 50)})")
     if a.duplicate_sentences:
         issues.append(f"a repeated sentence ({quote(a.duplicate_sentences[0], 50)})")
     if len(a.schema_restatements) >= 2:
@@ -327,8 +352,13 @@ def conciseness(view: ToolView) -> Scored:
     score = max(1, 5 - len(issues))
     sentences = len(a.sentences) + len(a.set_aside)
     if not issues:
-        text = f"{sentences} sentence(s), {a.words} words, purpose first; every sentence earns its place."
-        return score, text
+        first = "purpose first" + (f" (the subject: {quote(a.subject_first, 50)})" if a.subject_first else "")
+        rest = (
+            f"{quote(a.padding[0], 50)} says nothing specific, so it earns nothing, but it repeats nothing"
+            if a.padding
+            else "every sentence earns its place"
+        )
+        return score, f"{sentences} sentence(s), {a.words} words, {first}; {rest}."
     unique = list(dict.fromkeys(issues))
     return score, f"{sentences} sentence(s), {a.words} words; " + "; ".join(
         unique[:3]

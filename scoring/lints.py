@@ -11,10 +11,12 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
-from scoring.language import Analysis, cue, hidden_characters, name_words, script_or_eval, verb_lemma
+from scoring.cues import cue
+from scoring.language import Analysis, hidden_characters, script_or_eval
 from scoring.languages import language_of
 from scoring.rules import LINT_RULES
 from scoring.signals import has_type, properties_of, required_of
+from scoring.words import name_words, verb_lemma
 
 TOOL_NAME = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
 GENERIC_NAMES = frozenset(

@@ -7,6 +7,7 @@ from typing import Any
 
 from scoring import lints
 from scoring.arithmetic import DIMENSIONS, tdqs, tier, tool_hundredths
+from scoring.cues import REVERSIBILITY
 from scoring.dimensions import (
     QUESTIONS,
     ToolView,
@@ -14,7 +15,7 @@ from scoring.dimensions import (
     is_tautological,
     score_dimensions,
 )
-from scoring.language import REVERSIBILITY, Analysis, analyze
+from scoring.language import Analysis, analyze
 from scoring.server import roll_up
 from scoring.signals import ContextSignals, context_signals, properties_of, tool_title
 from scoring.structure import structure_dimensions

@@ -20,11 +20,12 @@ from scoring.arithmetic import (
     tenths,
     tier,
 )
-from scoring.language import VERB_KIND, Analysis, name_words, verb_lemma
+from scoring.language import Analysis
 from scoring.lints import GENERIC_NAMES, naming_convention
 from scoring.signals import ContextSignals, properties_of
 from scoring.toolset import ToolNames, content, jaccard, name_actions, name_verb, stem
 from scoring.toolset import namespace as toolset_namespace
+from scoring.words import VERB_KIND, name_words, verb_lemma
 
 
 def disambiguation(

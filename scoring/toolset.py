@@ -14,7 +14,8 @@ from functools import lru_cache
 from itertools import islice
 from typing import overload
 
-from scoring.language import STOPWORDS, VERB_KIND, name_words, names_vocabulary, verb_lemma, word_tokens
+from scoring.evidence import names_vocabulary
+from scoring.words import STOPWORDS, VERB_KIND, name_words, verb_lemma, word_tokens
 
 # Words of a tool name that join or qualify its words without naming a resource.
 _CONNECTORS = frozenset(["by", "all", "for", "v2", "a", "the", "or", "and", "to", "from", "of", "in", "with"])

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-PACKAGES = ("registry", "schemas", "scoring", "server")
+PACKAGES = ("common", "registry", "scoring", "server")
 IO_LIBRARIES = ("mcp", "sqlalchemy", "httpx", "click", "starlette", "uvicorn", "psycopg")
 REGISTRY_LAYERS = (
     "core",
@@ -38,7 +38,7 @@ def _others(*allowed: str) -> tuple[str, ...]:
 
 # (package, what it must not import, why). A name forbids the package and everything under it.
 CONTRACTS: tuple[tuple[str, tuple[str, ...], str], ...] = (
-    ("schemas", ("registry", "scoring", "server", *IO_LIBRARIES), "shared by all, so it depends on none"),
+    ("common", ("registry", "scoring", "server", *IO_LIBRARIES), "shared by all, so it depends on none"),
     ("scoring", ("registry", "server", *IO_LIBRARIES), "the scorer is pure; the registry imports it"),
     ("server", ("registry", "scoring"), "the memory server ships on its own"),
     ("registry.core", (*_others("core"), "scoring", "server", *IO_LIBRARIES), "the model every layer shares"),
@@ -122,7 +122,7 @@ def test_every_registry_module_belongs_to_a_layer() -> None:
     assert stray == [], "put each module in the sub-package whose job it does"
 
 
-PURE = ("registry.core", "registry.diffing", "registry.gating", "registry.site", "scoring", "schemas")
+PURE = ("registry.core", "registry.diffing", "registry.gating", "registry.site", "scoring", "common")
 
 
 def test_importing_the_pure_core_loads_no_io_library() -> None:

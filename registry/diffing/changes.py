@@ -145,8 +145,9 @@ class TextLints:
         if not isinstance(text, str) or not text:
             return set()
         # Imported here: the scorer's language tables cost start-up a diff without text changes skips.
-        from scoring.language import Analysis, identifiers
+        from scoring.language import Analysis
         from scoring.lints import security_findings
+        from scoring.words import identifiers
 
         names, known = self._tools[side].lint_context()
         # The poisoning lints read a description's text and identifiers only; the rest of a full

@@ -8,8 +8,8 @@ from collections import Counter
 import pytest
 
 from scoring import score_snapshot
-from scoring.language import is_supported_language
 from scoring.statistics import comparison_table, summarize
+from scoring.words import is_supported_language
 from tests.conftest import make_snapshot
 from tests.scoring.conftest import REPO_ROOT
 

@@ -6,21 +6,14 @@ import re
 
 import pytest
 
-from scoring import language, lints, score_snapshot
-from scoring.language import (
-    _RUN,
-    Cue,
-    Joined,
-    _prefixes,
-    _word_heads,
-    reads_as_ascii,
-    reads_in_lower_case,
-    split_sentences,
-)
+from scoring import cues, language, lints, score_snapshot
+from scoring.cues import _RUN, Cue, _prefixes, _word_heads, reads_as_ascii, reads_in_lower_case
+from scoring.evidence import Joined
+from scoring.words import split_sentences
 from tests.scoring.conftest import make_tool, snapshot_of
 
 CUES = [
-    value for module in (language, lints) for value in vars(module).values() if isinstance(value, Cue)
+    value for module in (cues, lints) for value in vars(module).values() if isinstance(value, Cue)
 ] + list(language.DISCLOSURES.values())
 PROBES = [r"\w", r"\W", r"\d", r"\D", r"\s", r"\S", r"\b", r"\B"] + [re.escape(chr(c)) for c in range(128)]
 
@@ -160,5 +153,6 @@ def test_the_unit_of_a_rate_is_never_the_purpose_verb() -> None:
     priced_tool = make_tool("quote", "Stock quotes — $0.03/call, 100/day.")
     priced = score_snapshot(snapshot_of(priced_tool))["tools"][0]
     assert "not front-loaded" in priced["dimensions"]["conciseness"]["justification"]
-    led = score_snapshot(snapshot_of(make_tool("quote", "Search stock quotes — $0.03/call.")))["tools"][0]
+    led_tool = make_tool("quote", "Search stock quotes by ticker symbol — $0.03/call.")
+    led = score_snapshot(snapshot_of(led_tool))["tools"][0]
     assert "purpose first" in led["dimensions"]["conciseness"]["justification"]

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from scoring import score_tool
-from scoring.language import is_supported_language
+from scoring.words import is_supported_language
 from tests.scoring.conftest import scores_of
 
 

@@ -10,7 +10,7 @@ from itertools import combinations
 import pytest
 
 from scoring import score_snapshot, toolset
-from scoring.language import vocabulary_of
+from scoring.evidence import vocabulary_of
 from scoring.toolset import Siblings, ToolNames, content, jaccard
 from tests.conftest import CORPUS, SHARED_DATA, require
 from tests.scoring.conftest import make_tool, snapshot_of
