@@ -14,8 +14,9 @@ PACKAGES = ("common", "registry", "scoring", "server")
 TOP_LEVEL = (*PACKAGES, "docs", "bench", "scripts", "templates", "tests")
 SOURCES = (*PACKAGES, "docs", "bench", "scripts", "templates")
 PATH = re.compile(rf"\b((?:{'|'.join(TOP_LEVEL)})/[\w./-]*\w)")
-# `server` is left out: as a word it starts template variables (server.counts) and file names.
-MODULE = re.compile(r"(?<![\w./:-])((?:common|registry|scoring)(?:\.[a-z_][a-z0-9_]*)+)(?![\w-])")
+# A module is cited in backquotes (``registry.diffing.rules``); `server` is left out, since as a word
+# it starts template variables (server.counts) and file names.
+MODULE = re.compile(r"(?<=`)((?:common|registry|scoring)(?:\.[a-z_][a-z0-9_]*)+)(?=[`(])")
 HOSTS = ("io", "com", "org", "dev", "net")
 
 
@@ -33,12 +34,20 @@ def _texts() -> Iterator[tuple[Path, str]]:
 
 
 def _module_exists(dotted: str) -> bool:
-    """``a.b.c`` names a module or package, or an attribute of one (``registry.cli.main``)."""
+    """``a.b.c`` names a module or package, or a name a module defines (``registry.cli.main``)."""
     parts = dotted.split(".")
     for end in range(len(parts), 0, -1):
         base = REPO.joinpath(*parts[:end])
-        if base.with_suffix(".py").is_file() or (base / "__init__.py").is_file():
-            return end >= len(parts) - 1  # at most one attribute after the module
+        source = base.with_suffix(".py") if base.with_suffix(".py").is_file() else base / "__init__.py"
+        if source.is_file():
+            if end == len(parts):
+                return True
+            name = re.escape(parts[end])
+            defined = rf"^(?:async )?(?:def|class) {name}\b|^{name}\b\s*[:=]|^\s+{name}\b\s*[:=]"
+            return (
+                end == len(parts) - 1
+                and re.search(defined, source.read_text(encoding="utf-8"), re.M) is not None
+            )
     return False
 
 
@@ -59,7 +68,7 @@ def test_cited_modules_exist() -> None:
     for path, text in _texts():
         for match in MODULE.finditer(text):
             dotted = match.group(1)
-            if dotted.split(".")[-1] in ("py", "md", "json", "toml", *HOSTS):
+            if dotted.split(".")[-1] in ("py", "md", "json", "toml", "sqlite", *HOSTS):
                 continue
             if not _module_exists(dotted):
                 missing.append(f"{path.relative_to(REPO)}: {dotted}")
@@ -69,7 +78,10 @@ def test_cited_modules_exist() -> None:
 def test_the_checker_tells_a_moved_module_from_a_present_one() -> None:
     assert _module_exists("registry.storage.store") and _module_exists("registry.storage.store.open_store")
     assert not _module_exists("registry.store")  # where the store lived before the sub-packages
-    assert [m.group(1) for m in MODULE.finditer("see ``registry.diffing.rules``, not mcp.registry.x")] == [
-        "registry.diffing.rules"
+    cited = "see ``registry.diffing.rules``, `registry.cli.main()` and ``registry.sqlite`` files"
+    assert [m.group(1) for m in MODULE.finditer(cited)] == [
+        "registry.diffing.rules",
+        "registry.cli.main",
+        "registry.sqlite",
     ]
     assert [m.group(1) for m in PATH.finditer("in registry/core/limits.py.")] == ["registry/core/limits.py"]
