@@ -46,7 +46,8 @@ class LazyGroup(click.Group):
             return None
         module_name, _ = COMMANDS[name]
         module = importlib.import_module(f"registry.commands.{module_name}")
-        return getattr(module, name.replace("-", "_"))
+        command: click.Command = getattr(module, name.replace("-", "_"))
+        return command
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, COMMANDS[name][1]) for name in self.list_commands(ctx)]

@@ -137,4 +137,5 @@ def snapshot_schema() -> dict[str, Any]:
     """The published JSON Schema of the snapshot format (``registry/core/schema/snapshot.schema.json``,
     served at ``/api/schema/snapshot.json``)."""
     path = Path(__file__).resolve().parent / "schema" / "snapshot.schema.json"
-    return json.loads(path.read_text(encoding="utf-8"))
+    schema: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return schema

@@ -5,6 +5,7 @@ carry) parsed and ordered in one place. Labels that are not semver are not versi
 from __future__ import annotations
 
 import re
+from typing import Any
 
 # semver.org's grammar, with an optional leading "v" that many tags carry.
 _SEMVER = re.compile(
@@ -14,7 +15,11 @@ _SEMVER = re.compile(
 )
 
 
-def semver_key(label: str) -> tuple | None:
+# (major, minor, patch, pre-release key): tuples compare in semver precedence.
+SemverKey = tuple[int, int, int, tuple[tuple[Any, ...], ...]]
+
+
+def semver_key(label: str) -> SemverKey | None:
     """A sort key ordering labels by semantic-version precedence, or None when the label is not semver.
 
     Build metadata is ignored (as semver says); a release sorts after its pre-releases.
@@ -24,7 +29,7 @@ def semver_key(label: str) -> tuple | None:
         return None
     major, minor, patch, pre, _build = match.groups()
     if pre is None:
-        pre_key: tuple = ((2,),)
+        pre_key: tuple[tuple[Any, ...], ...] = ((2,),)
     else:
         # Numeric identifiers sort before alphanumeric ones, numerically among themselves.
         pre_key = tuple((0, int(part), "") if part.isdigit() else (1, 0, part) for part in pre.split("."))

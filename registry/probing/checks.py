@@ -37,7 +37,9 @@ def not_applicable(why: str) -> Outcome:
 class Ctx:
     """What a check works with: its own namespace of entity names, and the session."""
 
-    def __init__(self, session: Session, number: int, static: dict[str, Any], tools: dict[str, dict]) -> None:
+    def __init__(
+        self, session: Session, number: int, static: dict[str, Any], tools: dict[str, dict[str, Any]]
+    ) -> None:
         self.session = session
         self.ns = f"{PREFIX}{number:02d}_"
         self.static = static
@@ -821,7 +823,7 @@ async def _(c: Ctx) -> Outcome:
 _RANGE_PROPS = frozenset({"offset", "limit", "start", "length", "maxchars", "find", "context", "depth"})
 
 
-def entity_address(tools: dict[str, dict], tool: str, entity: str) -> dict[str, Any] | str:
+def entity_address(tools: dict[str, dict[str, Any]], tool: str, entity: str) -> dict[str, Any] | str:
     """Arguments that point ``tool`` at the first observation of ``entity``, or why they cannot."""
     schema = (tools.get(tool) or {}).get("inputSchema") or {}
     address: dict[str, Any] = {}
@@ -842,7 +844,7 @@ def entity_address(tools: dict[str, dict], tool: str, entity: str) -> dict[str, 
 def feature_tool(static: dict[str, Any], feature: str) -> str:
     """The tool named first in a static-profile feature's evidence (``read_observation.offset+limit``)."""
     evidence = next(row["evidence"] for row in static["features"] if row["id"] == feature)
-    return evidence[0].split(".", 1)[0].split("(", 1)[0]
+    return str(evidence[0]).split(".", 1)[0].split("(", 1)[0]
 
 
 async def _ranged(c: Ctx, body: str, **options: Any) -> Reply | Outcome:
@@ -1093,7 +1095,7 @@ async def _(c: Ctx) -> Outcome:
 def _status(reply: Reply) -> str:
     data = reply.payload()
     if isinstance(data, dict) and isinstance(data.get("status"), str):
-        return data["status"]
+        return str(data["status"])
     return "error" if not reply.ok else "ok"
 
 
@@ -1113,7 +1115,7 @@ async def _(c: Ctx) -> Outcome:
     return reply if isinstance(reply, Outcome) else expect(_status(reply) in ("invalid", "error"), True)
 
 
-def offers(tools: dict[str, dict], tool: str, prop: str) -> bool:
+def offers(tools: dict[str, dict[str, Any]], tool: str, prop: str) -> bool:
     """Whether the server's ``tool`` declares the input property ``prop``."""
     return prop in (((tools.get(tool) or {}).get("inputSchema") or {}).get("properties") or {})
 
@@ -1122,7 +1124,7 @@ REQUIRED_TOOLS = ("create_entities", "delete_entities", "read_graph")
 
 
 async def run_checks(
-    session: Session, static: dict[str, Any], tools: dict[str, dict]
+    session: Session, static: dict[str, Any], tools: dict[str, dict[str, Any]]
 ) -> list[dict[str, Any]]:
     """Run every check in its own namespace and delete what it created afterwards."""
     results = []

@@ -54,7 +54,7 @@ def _cost(form: str, arguments: dict[str, Any], reply: Reply | None, why: str = 
     return row
 
 
-async def _load(session: Session, entities: list[dict], relations: list[dict]) -> None:
+async def _load(session: Session, entities: list[dict[str, Any]], relations: list[dict[str, Any]]) -> None:
     for start in range(0, len(entities), BATCH):
         reply = await session.call("create_entities", {"entities": entities[start : start + BATCH]})
         if not reply.ok:
@@ -70,7 +70,7 @@ async def _load(session: Session, entities: list[dict], relations: list[dict]) -
 
 
 async def measure_reads(
-    session: Session, tools: dict[str, dict], entities: list[dict]
+    session: Session, tools: dict[str, dict[str, Any]], entities: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
     """Each read form once on the graph now loaded; unavailable forms say why."""
 
@@ -109,8 +109,8 @@ async def measure_reads(
 
 
 async def measure_document(
-    session: Session, tools: dict[str, dict], static: dict[str, Any], seed: int
-) -> dict:
+    session: Session, tools: dict[str, dict[str, Any]], static: dict[str, Any], seed: int
+) -> dict[str, Any]:
     """One entity holding one long observation: reading it whole against a range and a find."""
     name = f"{PREFIX}_Design_Notes"
     body = standard_document(seed)
@@ -151,7 +151,7 @@ async def measure_document(
 
 
 async def measure_token_cost(
-    session: Session, tools: dict[str, dict], sizes: Sequence[int], seed: int
+    session: Session, tools: dict[str, dict[str, Any]], sizes: Sequence[int], seed: int
 ) -> list[dict[str, Any]]:
     """Load the standard graph at each size (growing it), measure every read form, then delete it."""
     entities, relations = standard_graph(max(sizes), seed)
