@@ -242,7 +242,7 @@ def crawl(
 
 def _config_targets(config: str, only: tuple[str, ...]) -> dict[str, Any]:
     from registry.core.errors import UsageError
-    from registry.inspecting.inspect import config_servers
+    from registry.inspecting.targets import config_servers
 
     targets = config_servers(config)
     if only:
@@ -363,9 +363,9 @@ def _plan_registry(
 ) -> tuple[list[EntryPlan], str | None]:
     """The plan for every selected entry of ``source``, and the newest ``updatedAt`` among them."""
     from registry.core.errors import UsageError
-    from registry.inspecting.inspect import Target
     from registry.inspecting.official.entries import read_entries
     from registry.inspecting.official.launch import EntryInvalid, EntrySkipped, entry_launch, select_entries
+    from registry.inspecting.targets import Target
 
     if store is not None and not hasattr(store, "registry_entries"):
         raise UsageError(

@@ -233,7 +233,7 @@ def _diff_side(
         return shlex.quote(f"{server}@{recorded.version}")
     if out:
         return shlex.quote(out)
-    from registry.inspecting.inspect import REDACTED
+    from registry.inspecting.targets import REDACTED
 
     source = snapshot.get("source") or {}
     settings = {"env", "headers", "cwd", "configEntry"} & set(source)
