@@ -70,7 +70,9 @@ async def overhead(calls: int, rounds: int) -> tuple[list[float], list[float], l
 
 async def probe_official(sizes: tuple[int, ...]) -> tuple[float, float, dict]:
     """Wall seconds of inspect + probe, and the sum of the timed tool calls, for the official server."""
-    from registry.inspecting.inspect import Target, inspect_async, open_client
+    from registry.inspecting.inspect import inspect_async
+    from registry.inspecting.session import open_client
+    from registry.inspecting.targets import Target
     from registry.probing.probe import run_probe
 
     with tempfile.TemporaryDirectory() as folder:

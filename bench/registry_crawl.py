@@ -44,7 +44,8 @@ def crawl(pages: Path, work: Path, concurrency: int, allowed: Path) -> tuple[flo
 
 def separate_runs(pages: Path, allowed: Path) -> float:
     """One ``mcpdex inspect`` per runnable entry, with the argv and environment the crawl uses."""
-    from registry.inspecting.official import Inputs, entry_launch, read_entries, select_entries
+    from registry.inspecting.official.entries import read_entries
+    from registry.inspecting.official.launch import Inputs, entry_launch, select_entries
 
     started = time.perf_counter()
     for entry in select_entries(read_entries(str(pages)), all_versions=False)[0]:

@@ -82,8 +82,8 @@ def target_from_options(
     server: str | None = None,
     **_ignored: Any,
 ):
-    """The Target the options describe (a ``registry.inspecting.inspect.Target``)."""
-    from registry.inspecting.inspect import Target, config_target
+    """The Target the options describe (a ``registry.inspecting.targets.Target``)."""
+    from registry.inspecting.targets import Target, config_target
 
     argv = list(argv)
     if argv and argv[0] == "--":

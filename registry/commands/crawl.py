@@ -13,7 +13,8 @@ import click
 from registry.commands._options import SERVICE_HELP, format_option, registry_option
 from registry.core.timestamps import parse_utc, utc_now
 from registry.diffing.context_cost import context_cost
-from registry.inspecting.official import OFFICIAL_REGISTRY, Inputs, RegistryEntry, load_secrets
+from registry.inspecting.official.entries import OFFICIAL_REGISTRY, RegistryEntry
+from registry.inspecting.official.launch import Inputs, load_secrets
 
 
 @dataclass
@@ -241,7 +242,7 @@ def crawl(
 
 def _config_targets(config: str, only: tuple[str, ...]) -> dict[str, Any]:
     from registry.core.errors import UsageError
-    from registry.inspecting.inspect import config_servers
+    from registry.inspecting.targets import config_servers
 
     targets = config_servers(config)
     if only:
@@ -362,14 +363,9 @@ def _plan_registry(
 ) -> tuple[list[EntryPlan], str | None]:
     """The plan for every selected entry of ``source``, and the newest ``updatedAt`` among them."""
     from registry.core.errors import UsageError
-    from registry.inspecting.inspect import Target
-    from registry.inspecting.official import (
-        EntryInvalid,
-        EntrySkipped,
-        entry_launch,
-        read_entries,
-        select_entries,
-    )
+    from registry.inspecting.official.entries import read_entries
+    from registry.inspecting.official.launch import EntryInvalid, EntrySkipped, entry_launch, select_entries
+    from registry.inspecting.targets import Target
 
     if store is not None and not hasattr(store, "registry_entries"):
         raise UsageError(
@@ -427,7 +423,7 @@ def _still_pending(rows: list[Any], fetched: list[RegistryEntry]) -> list[Regist
     """Servers whose latest stored version was skipped or failed, rebuilt from the stored server.json:
     an incremental crawl only hears of what changed in the registry, and a secret supplied since, or
     a package fixed upstream, must still get its entry inspected."""
-    from registry.inspecting.official import select_entries
+    from registry.inspecting.official.launch import select_entries
 
     seen = {(entry.name, entry.version) for entry in fetched}
     stored = [

@@ -15,20 +15,16 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from registry.commands._console import print_summary
 from registry.commands._options import SERVICE_HELP, format_option, limit_options, registry_option, writing
 from registry.commands._target import target_options
 from registry.core.timestamps import utc_now
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
     from registry.storage.store import Recorded, VersionRecord
 
-_IMPROVE_LIMIT = 8  # tools listed under "to improve"; `mcpdex score` lists them all
 _CHANGES_LIMIT = 10  # changes listed since the last version; `mcpdex diff` lists them all
 _REGISTRY_READ_TIMEOUT = 5.0  # seconds per request for the previous version in a service registry
-# Rows of the summary's table (and problems listed); `--format json` and `mcpdex score` have them all.
-_TOOLS_SHOWN = 100
 # The share of --timeout kept back, from judging the tools, for printing the summary (at most 1 s).
 _PRINT_RESERVE = 0.1
 _T = TypeVar("_T")
@@ -118,7 +114,7 @@ def inspect(
     if save:
         recorded = _record(registry_url, snapshot, key, None, started_at, duration)
         state = "new version" if recorded.new_version else "unchanged"
-        saved = f"saved {recorded.server}@{recorded.version} ({state}, {recorded.digest[:19]})"
+        saved = f"saved {recorded.server}@{recorded.version} ({state}, {(recorded.digest or '')[:19]})"
         click.echo(escape_controls(saved), err=True)
     if fmt == "json":
         click.echo(dumps_snapshot(snapshot), nl=False)
@@ -233,7 +229,7 @@ def _diff_side(
         return shlex.quote(f"{server}@{recorded.version}")
     if out:
         return shlex.quote(out)
-    from registry.inspecting.inspect import REDACTED
+    from registry.inspecting.targets import REDACTED
 
     source = snapshot.get("source") or {}
     settings = {"env", "headers", "cwd", "configEntry"} & set(source)
@@ -244,121 +240,19 @@ def _diff_side(
 
 
 def _record(
-    registry_url: str | None, snapshot: dict | None, server: str, error: str | None, at: str, duration: float
-):
+    registry_url: str | None,
+    snapshot: dict[str, Any] | None,
+    server: str,
+    error: str | None,
+    at: str,
+    duration: float,
+) -> Recorded:
     from registry.storage.client import open_registry
 
     with open_registry(registry_url) as store:
         return store.record_inspection(
             snapshot, server=server, ok=snapshot is not None, error=error, started_at=at, duration_s=duration
         )
-
-
-def print_summary(
-    snapshot: dict[str, Any], duration: float | None = None, scorecard: dict[str, Any] | None = None
-) -> None:
-    """The readable summary: server, version, protocol, then a table of tools.
-
-    With the snapshot's ``scorecard``, each tool's tier and score, the server roll-up and, for the tools
-    below tier A, their weakest dimension with what would earn more.
-    """
-    from rich.markup import escape
-    from rich.table import Table
-
-    from registry.commands.score import text_console
-    from registry.core.snapshot import server_version
-
-    console = text_console()
-    server = snapshot.get("server") or {}
-    source = snapshot.get("source") or {}
-    took = f" in {duration:.2f} s" if duration is not None else ""
-    console.print(
-        f"[bold]{escape(server.get('name') or '(unnamed)')}[/bold] {escape(server_version(snapshot))}"
-        f"  protocol {snapshot.get('protocolVersion')} ({source.get('protocolEra', '?')})"
-        f"  via {source.get('transport', '?')}{took}"
-    )
-    counts = {k: len(snapshot.get(k) or []) for k in ("tools", "resources", "resourceTemplates", "prompts")}
-    console.print(
-        f"{counts['tools']} tools, {counts['resources']} resources, "
-        f"{counts['resourceTemplates']} resource templates, "
-        f"{counts['prompts']} prompts  {snapshot.get('digest', '')[:19]}"
-    )
-    from registry.commands.score import context_cost_line
-    from registry.diffing.context_cost import context_cost
-
-    cost = context_cost(snapshot)
-    console.print(context_cost_line(cost))
-    problems_by_tool: dict[int, int] = {}
-    for problem in snapshot.get("problems") or []:
-        where = problem.get("where", "")
-        if where.startswith("tools["):
-            index = int(where[6:].split("]", 1)[0])
-            problems_by_tool[index] = problems_by_tool.get(index, 0) + 1
-    # score_snapshot keeps the tools in order, so the cards line up with the rows.
-    cards = scorecard["tools"] if scorecard is not None else []
-    table = Table(show_edge=False, pad_edge=False)
-    for column in ("tool", "params", "required", "output", "annotations", "problems", "tokens"):
-        table.add_column(column)
-    if cards:
-        table.add_column("score", no_wrap=True)
-    for index, tool in enumerate((snapshot.get("tools") or [])[:_TOOLS_SHOWN]):
-        schema = tool.get("inputSchema") if isinstance(tool.get("inputSchema"), dict) else {}
-        props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
-        required = schema.get("required") if isinstance(schema.get("required"), list) else []
-        annotations = tool.get("annotations") if isinstance(tool.get("annotations"), dict) else {}
-        hints = [
-            k.removesuffix("Hint") for k, v in sorted(annotations.items()) if k.endswith("Hint") and v is True
-        ]
-        score = [f"{cards[index]['tier']} {cards[index]['total']:.1f}"] if cards else []
-        table.add_row(
-            escape(str(tool.get("name"))),
-            str(len(props)),
-            ", ".join(str(r) for r in required) or "-",
-            "yes" if tool.get("outputSchema") else "-",
-            ", ".join(hints) or ("set" if annotations else "-"),
-            str(problems_by_tool.get(index, "")) or "",
-            f"{cost['tools'][index]['tokens']:,}" if index < len(cost["tools"]) else "-",
-            *score,
-        )
-    if counts["tools"]:
-        console.print(table)
-    if counts["tools"] > _TOOLS_SHOWN:
-        console.print(f"and {counts['tools'] - _TOOLS_SHOWN:,} more tools; `--format json` has them all")
-    problems = snapshot.get("problems") or []
-    for problem in problems[:_TOOLS_SHOWN]:
-        text = f"problem {problem['code']} at {problem['where']}: {problem['message'][:300]}"
-        console.print(escape(text))
-    if len(problems) > _TOOLS_SHOWN:
-        console.print(f"and {len(problems) - _TOOLS_SHOWN:,} more problems; `--format json` has them all")
-    if scorecard is not None and cards:
-        _print_improvements(console, scorecard)
-
-
-def _print_improvements(console: Console, scorecard: dict[str, Any]) -> None:
-    """The server roll-up, then the weakest dimension of each tool below tier A, weakest first."""
-    from rich.markup import escape
-
-    from registry.commands.score import roll_up_line, worst_justifications
-
-    console.print(roll_up_line(scorecard["server_score"]))
-    below = {card["name"]: card for card in scorecard["tools"] if card["tier"] != "A"}
-    weakest: dict[str, dict[str, Any]] = {}
-    for row in worst_justifications(scorecard, None):
-        if row["tool"] in below:
-            weakest.setdefault(row["tool"], row)
-    if weakest:
-        console.print("\n[bold]To improve[/bold]: the weakest dimension of each tool below tier A")
-    for name, row in list(weakest.items())[:_IMPROVE_LIMIT]:
-        card = below[name]
-        console.print(
-            f"  {escape(name)} {card['tier']} {card['total']:.1f} · {row['label']} {row['score']}: "
-            f"{escape(row['justification'])}"
-        )
-    if len(weakest) > _IMPROVE_LIMIT:
-        console.print(f"  and {len(weakest) - _IMPROVE_LIMIT} more")
-    console.print(
-        "`mcpdex score` with the same target gives every dimension of every tool and the lint findings"
-    )
 
 
 def print_changes(

@@ -71,7 +71,8 @@ def probe(
 
     from registry.commands._target import target_from_options
     from registry.core.errors import UsageError
-    from registry.inspecting.inspect import inspect, open_client
+    from registry.inspecting.inspect import inspect
+    from registry.inspecting.session import open_client
     from registry.probing.probe import run_probe
 
     graph_sizes = _sizes(sizes)

@@ -86,7 +86,7 @@ def show(spec: str, registry_url: str | None, fmt: str) -> None:
     if fmt == "json":
         click.echo(dumps_snapshot(snapshot), nl=False)
     else:
-        from registry.commands.inspect import print_summary
+        from registry.commands._console import print_summary
 
         print_summary(snapshot)
 

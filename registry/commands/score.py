@@ -5,16 +5,14 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
+from registry.commands._console import context_cost_line, roll_up_line, text_console, worst_justifications
 from registry.commands._options import format_option, registry_option
 from registry.commands._target import target_options
 from registry.core.printable import escape_controls
-
-if TYPE_CHECKING:
-    from rich.console import Console
 
 TIER_CHOICES = ("A", "B", "C", "D")
 SHORT = {
@@ -134,62 +132,6 @@ def _below_bar(
 def _bar_text(min_tier: str | None, min_score: float | None) -> str | None:
     parts = ([f"tier {min_tier.upper()}"] if min_tier else []) + ([f"score {min_score}"] if min_score else [])
     return " and ".join(parts) or None
-
-
-def worst_justifications(scorecard: dict[str, Any], limit: int | None) -> list[dict[str, Any]]:
-    """The lowest dimension scores across the server, heaviest dimensions first among equals (all when
-    ``limit`` is None)."""
-    from scoring.arithmetic import WEIGHTS
-
-    rows = [
-        {
-            "tool": card["name"],
-            "dimension": key,
-            "label": entry["label"],
-            "score": entry["score"],
-            "justification": entry["justification"],
-        }
-        for card in scorecard["tools"]
-        for key, entry in card["dimensions"].items()
-        if entry["score"] < 5
-    ]
-    rows.sort(key=lambda row: (row["score"], -WEIGHTS[row["dimension"]], row["tool"]))
-    return rows[:limit]
-
-
-def text_console() -> Console:
-    """The console text results are printed on (stdout)."""
-    from registry.core.printable import console
-
-    # Piped output is not squeezed into 80 columns, and long lines are not wrapped, so it greps cleanly.
-    tty = sys.stdout.isatty()
-    return console(highlight=False, width=None if tty else 200, soft_wrap=not tty)
-
-
-def roll_up_line(roll_up: dict[str, Any]) -> str:
-    """The server roll-up in one line of console markup: overall tier, description quality, coherence."""
-    coherence = roll_up["coherence"]
-    return (
-        f"server: overall [bold]{roll_up['overall']:.1f} {roll_up['tier']}[/bold]  description quality "
-        f"{roll_up['description_quality']:.1f} ({roll_up['description_quality_tier']})  coherence "
-        f"{roll_up['coherence_score']:.1f} ("
-        + ", ".join(f"{entry['label'].lower()} {entry['score']}" for entry in coherence.values())
-        + ")"
-    )
-
-
-def context_cost_line(cost: dict[str, Any]) -> str:
-    """``context cost: 1,234 tokens (o200k_base), 5,678 characters``, with the largest tools."""
-    from rich.markup import escape
-
-    from registry.diffing.context_cost import tokens_label
-
-    largest = sorted(cost["tools"], key=lambda tool: -tool["tokens"])[:3]
-    where = ", ".join(f"{tool['name']} {tool['tokens']:,}" for tool in largest)
-    return escape(
-        f"context cost: {tokens_label(cost)}, {cost['characters']:,} characters"
-        + (f"; largest: {where}" if where else "")
-    )
 
 
 def _print_text(

@@ -1043,7 +1043,7 @@ def _context_view(snapshot: dict[str, Any]) -> dict[str, Any] | None:
 
 def _transports(server: ServerData) -> list[str]:
     """``local`` and/or ``remote``: from the registry's listing, else from how it was inspected."""
-    from registry.inspecting.official import transports_of
+    from registry.inspecting.official.snippets import transports_of
 
     if server.registry:
         return transports_of(server.registry[-1].get("server") or {})
@@ -1078,7 +1078,7 @@ _LISTING_FIELDS = ("version", "status", "status_message", "outcome", "reason")
 def registry_listing(server: ServerData) -> dict[str, Any] | None:
     """What the official registry says about the server: metadata of the listing that matches the
     page's version (else the newest), each version's status, and install snippets."""
-    from registry.inspecting.official import install_snippets
+    from registry.inspecting.official.snippets import install_snippets
 
     if not server.registry:
         return None

@@ -27,7 +27,8 @@ from jsonschema.validators import validator_for
 
 from registry.diffing.diff import diff_snapshots
 from registry.diffing.rules import rule
-from registry.inspecting.inspect import Target, inspect
+from registry.inspecting.inspect import inspect
+from registry.inspecting.targets import Target
 from tests.conftest import PEERS, require
 
 pytestmark = [pytest.mark.peers, pytest.mark.slow]

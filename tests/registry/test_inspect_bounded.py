@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from registry.core.limits import Limits
-from registry.inspecting.inspect import Target, inspect
+from registry.inspecting.inspect import inspect
+from registry.inspecting.targets import Target
 
 SERVERS = Path(__file__).parent / "servers"
 

@@ -6,7 +6,8 @@ import sys
 
 import pytest
 
-from registry.inspecting.inspect import Target, inspect
+from registry.inspecting.inspect import inspect
+from registry.inspecting.targets import Target
 
 
 @pytest.mark.parametrize(("era", "protocol"), [("auto", "2026-07-28"), ("legacy", "2025-11-25")])

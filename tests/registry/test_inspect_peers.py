@@ -14,7 +14,8 @@ from contextlib import contextmanager
 import pytest
 
 from registry.core.errors import InspectionError
-from registry.inspecting.inspect import Target, config_target, inspect
+from registry.inspecting.inspect import inspect
+from registry.inspecting.targets import Target, config_target
 from tests.conftest import OFFICIAL_MEMORY_TOOLS
 
 pytestmark = pytest.mark.peers

@@ -10,7 +10,7 @@ import pytest
 
 from registry.commands._target import target_from_options
 from registry.core.errors import UsageError
-from registry.inspecting.inspect import Target, config_servers, config_target, redact_argv, redact_url
+from registry.inspecting.targets import Target, config_servers, config_target, redact_argv, redact_url
 
 
 def test_url_credentials_and_secret_query_values_are_redacted():

@@ -16,13 +16,12 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from registry.core.errors import UsageError
-from registry.inspecting.official import (
+from registry.inspecting.official.entries import entry_from_item, read_entries
+from registry.inspecting.official.launch import (
     EntryInvalid,
     EntrySkipped,
     Inputs,
-    entry_from_item,
     entry_launch,
-    read_entries,
     select_entries,
 )
 from registry.storage.store import open_store

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from registry.diffing.context_cost import context_cost
-from registry.inspecting.official import entry_from_item, install_snippets
+from registry.inspecting.official.entries import entry_from_item
+from registry.inspecting.official.snippets import install_snippets
 from registry.storage.store import RegistryEntryRecord, open_store
 from tests.conftest import make_snapshot, require
 

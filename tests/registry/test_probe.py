@@ -13,7 +13,9 @@ import pytest
 
 from registry.commands.probe import markdown_cell
 from registry.core.templating import render
-from registry.inspecting.inspect import Target, inspect_async, open_client
+from registry.inspecting.inspect import inspect_async
+from registry.inspecting.session import open_client
+from registry.inspecting.targets import Target
 from registry.probing.checks import CHECKS, GROUPS
 from registry.probing.cost import percentile
 from registry.probing.fixtures import PREFIX, standard_graph

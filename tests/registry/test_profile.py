@@ -18,7 +18,8 @@ DOCS = Path(__file__).resolve().parents[2] / "docs" / "memory-profiles.md"
 @pytest.fixture(scope="module")
 def official_snapshot(npm_peer, tmp_path_factory) -> dict:
     """A real inspection of @modelcontextprotocol/server-memory."""
-    from registry.inspecting.inspect import Target, inspect
+    from registry.inspecting.inspect import inspect
+    from registry.inspecting.targets import Target
 
     store = tmp_path_factory.mktemp("official") / "memory.jsonl"
     target = Target(transport="stdio", argv=npm_peer("server-memory"), env={"MEMORY_FILE_PATH": str(store)})

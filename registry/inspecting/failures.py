@@ -1,0 +1,97 @@
+"""Why an inspection failed, in one line: the failure classified from the exception (an exception
+group's leaves included) and what crossed the wire, then the tail of the server's stderr.
+
+Cancellation, ``KeyboardInterrupt`` and ``SystemExit`` are not classified: they propagate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import IO, TYPE_CHECKING
+
+from registry.core.errors import InspectionError
+from registry.inspecting.targets import Target, describe
+
+if TYPE_CHECKING:
+    from registry.inspecting.transports import Wire
+
+_STDERR_TAIL_LINES = 15
+
+
+def leaves(exc: BaseException) -> Iterator[BaseException]:
+    """The exceptions inside ``exc``: itself, or every leaf of a (nested) exception group."""
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            yield from leaves(inner)
+    else:
+        yield exc
+
+
+def classify(exc: BaseException, target: Target, timeout: float, elapsed: float, wire: Wire) -> str | None:
+    """A one-line reason for an inspection failure, or None for what must propagate (cancellation)."""
+    import anyio
+    from mcp import MCPError
+    from pydantic import ValidationError
+
+    found = list(leaves(exc))
+    if any(isinstance(e, anyio.get_cancelled_exc_class()) for e in found) and not any(
+        isinstance(e, TimeoutError) for e in found
+    ):
+        return None
+    if any(isinstance(e, KeyboardInterrupt | SystemExit) for e in found):
+        return None
+    what = describe(target)
+    for leaf in found:
+        if isinstance(leaf, InspectionError):
+            return str(leaf)
+        if isinstance(leaf, TimeoutError) or (isinstance(leaf, MCPError) and leaf.code == -32001):
+            stage = "after the handshake" if wire.handshake_result() else "before answering the handshake"
+            return (
+                f"{what}: no complete answer within the {timeout:g} s deadline ({stage}); "
+                "raise --timeout or check that the server speaks MCP on this transport"
+            )
+        if isinstance(leaf, FileNotFoundError):
+            return f"{what}: command {target.argv[0]!r} not found; check the command and PATH"
+        if isinstance(leaf, PermissionError):
+            return f"{what}: cannot run {target.argv[0]!r} ({leaf.strerror}); check its permissions"
+        if isinstance(leaf, MCPError) and leaf.code == -32000:
+            return f"{what}: the server closed the connection after {elapsed:.1f} s (it exited or crashed)"
+        if isinstance(leaf, MCPError):
+            hint = "; check the URL, --transport and --header" if target.transport != "stdio" else ""
+            return f"{what}: the server answered with error {leaf.code}: {first_line(leaf)}{hint}"
+        if isinstance(leaf, ValidationError):
+            return f"{what}: the server's handshake is not valid MCP: {leaf.errors()[0]['msg']}"
+    first = found[0] if found else exc
+    name = type(first).__name__
+    if "ConnectError" in name or "ConnectTimeout" in name:
+        return f"{what}: cannot connect ({first_line(first)}); check the URL and that the server is running"
+    if "HTTPStatusError" in name:
+        return f"{what}: HTTP error ({first_line(first)}); check the URL, --transport and --header"
+    return f"{what}: inspection failed: {name}: {first_line(first)}".rstrip(": ")
+
+
+def died_on_probe(exc: BaseException, wire: Wire) -> bool:
+    """Whether the connection closed or went silent after a ``server/discover`` nothing answered."""
+    from mcp import MCPError
+
+    lost = any(isinstance(leaf, MCPError) and leaf.code in (-32000, -32001) for leaf in leaves(exc))
+    return lost and wire.unanswered("server/discover") and wire.handshake_result() is None
+
+
+def first_line(exc: BaseException) -> str:
+    """The first line of an exception's message (empty when it has none)."""
+    return (str(exc).splitlines() or [""])[0]
+
+
+def with_stderr(reason: str, errlog: IO[str]) -> str:
+    """The reason, then the tail of the server's stderr (where servers say why they failed)."""
+    try:
+        errlog.flush()
+        errlog.seek(0)
+        lines = [line.rstrip() for line in errlog.read().splitlines() if line.strip()]
+    except (OSError, ValueError):
+        lines = []
+    if not lines:
+        return reason
+    tail = lines[-_STDERR_TAIL_LINES:]
+    return reason + "\nserver stderr (last lines):\n" + "\n".join(f"  {line[:300]}" for line in tail)

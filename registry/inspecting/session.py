@@ -1,0 +1,233 @@
+"""One MCP session: the protocol era's client mode, connecting (with ``server/discover`` pinned
+under ``--protocol-era modern``), and reading a connected server into the fields of a snapshot.
+
+:func:`connected` is the one place an SDK ``Client`` is made, for :func:`session` (an inspection)
+and :func:`open_client` (a session kept open to call tools, for the memory probe).
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import IO, TYPE_CHECKING, Any
+
+from registry.core.errors import InspectionError, MCPDexError, UsageError
+from registry.core.limits import Limits
+from registry.inspecting.failures import classify, first_line, leaves, with_stderr
+from registry.inspecting.listing import check_items, list_all
+from registry.inspecting.targets import Target, describe
+from registry.inspecting.transports import Wire, open_transport, teed
+
+if TYPE_CHECKING:
+    from mcp import Client
+    from mcp.client import Transport
+
+PROTOCOL_ERAS = ("auto", "legacy", "modern")
+# Paging stops when this share of the time to work has passed, leaving the rest for the checks.
+_LISTING_SHARE = 0.8
+
+
+def check_era(era: str) -> None:
+    """Refuse an era that is not one of :data:`PROTOCOL_ERAS`."""
+    if era not in PROTOCOL_ERAS:
+        raise UsageError(f"--protocol-era must be one of {', '.join(PROTOCOL_ERAS)}, not {era!r}")
+
+
+def client_mode(era: str) -> str:
+    """The SDK ``Client`` mode of an era: ``auto`` and ``legacy`` as they are, ``modern`` pinned to
+    the latest modern protocol version."""
+    from mcp.types.version import LATEST_MODERN_VERSION
+
+    return {"auto": "auto", "legacy": "legacy", "modern": LATEST_MODERN_VERSION}[era]
+
+
+@asynccontextmanager
+async def connected(target: Target, transport: Transport, era: str, timeout: float) -> AsyncIterator[Client]:
+    """An SDK ``Client`` over ``transport`` in ``era``'s mode, connected; ``timeout`` bounds each request."""
+    from mcp import Client
+    from mcp.types import Implementation
+
+    client = Client(
+        transport,
+        mode=client_mode(era),
+        cache=None,
+        read_timeout_seconds=timeout,
+        client_info=Implementation(name="mcpdex", version=_own_version()),
+    )
+    async with client:
+        if era == "modern":
+            await _discover_pinned(client, target)
+        yield client
+
+
+async def session(
+    target: Target, era: str, wire: Wire, errlog: IO[str], work_by: float, stop_by: float, limits: Limits
+) -> dict[str, Any]:
+    """One connection to ``target``: its server info, capabilities and every listed item, checked, with
+    the problems found (and ``_era``, the era it spoke). Listing ends by ``work_by``, the server by
+    ``stop_by`` (both ``anyio.current_time()``)."""
+    import anyio
+    from mcp.types.version import LATEST_MODERN_VERSION
+
+    remaining = max(0.1, work_by - anyio.current_time())
+    transport = teed(open_transport(target, errlog, remaining, stop_by), wire)
+    problems: list[dict[str, str]] = []
+    # Paging stops early enough to leave time for checking what was listed and stopping the server.
+    max_items, list_by = limits.max_tools, anyio.current_time() + remaining * _LISTING_SHARE
+    with anyio.fail_after(remaining):
+        async with connected(target, transport, era, remaining) as client:
+            handshake = wire.handshake_result()
+            modern = client.protocol_version == LATEST_MODERN_VERSION
+            caps = client.server_capabilities
+            tools = await list_all(
+                client.list_tools,
+                "tools/list",
+                "tools",
+                wire,
+                problems,
+                required=True,
+                max_items=max_items,
+                list_by=list_by,
+            )
+            resources = templates = prompts = []
+            if caps.resources is not None:
+                resources = await list_all(
+                    client.list_resources,
+                    "resources/list",
+                    "resources",
+                    wire,
+                    problems,
+                    max_items=max_items,
+                    list_by=list_by,
+                )
+                templates = await list_all(
+                    client.list_resource_templates,
+                    "resources/templates/list",
+                    "resourceTemplates",
+                    wire,
+                    problems,
+                    max_items=max_items,
+                    list_by=list_by,
+                )
+            if caps.prompts is not None:
+                prompts = await list_all(
+                    client.list_prompts,
+                    "prompts/list",
+                    "prompts",
+                    wire,
+                    problems,
+                    max_items=max_items,
+                    list_by=list_by,
+                )
+            server_info = _server_info(client, handshake)
+            capabilities = (handshake or {}).get("capabilities")
+            if not isinstance(capabilities, dict):
+                capabilities = caps.model_dump(by_alias=True, mode="json", exclude_none=True)
+            instructions = client.instructions
+            protocol_version = client.protocol_version
+    # The checks are CPU work on what the server sent: bounded by the deadline, not only by its size.
+    check_by = time.monotonic() + max(0.0, work_by - anyio.current_time())
+    tools = check_items("tools", tools, modern, problems, check_by)
+    resources = check_items("resources", resources, modern, problems, check_by)
+    templates = check_items("resourceTemplates", templates, modern, problems, check_by)
+    prompts = check_items("prompts", prompts, modern, problems, check_by)
+    problems.extend(wire.stream_problems())
+    if not server_info.get("name"):
+        problems.append(
+            {
+                "code": "no-server-info",
+                "where": "serverInfo",
+                "message": "the server did not identify itself; name the version with --version-label",
+            }
+        )
+    return {
+        "server": {
+            "name": server_info.get("name"),
+            "title": server_info.get("title"),
+            "version": server_info.get("version"),
+            "instructions": instructions,
+        },
+        "protocolVersion": protocol_version,
+        "capabilities": capabilities,
+        "tools": tools,
+        "resources": resources,
+        "resourceTemplates": templates,
+        "prompts": prompts,
+        "problems": problems,
+        "_era": "modern" if modern else "legacy",
+    }
+
+
+async def _discover_pinned(client: Client, target: Target) -> None:
+    """Under ``--protocol-era modern``, ask the server for its protocol versions and capabilities.
+
+    The SDK pins 2026-07-28 without a word on the wire, and a handshake-only server still answers
+    the listings then, in the old shapes and anonymously; ``server/discover`` tells the two apart.
+    """
+    from mcp import MCPError
+    from mcp.types import DiscoverResult
+    from mcp.types.version import LATEST_MODERN_VERSION
+    from pydantic import ValidationError
+
+    advice = f"it does not speak MCP {LATEST_MODERN_VERSION}; use --protocol-era auto or legacy"
+    try:
+        raw = await client.session.send_discover(LATEST_MODERN_VERSION)
+        # Adopting the answer puts the server's own capabilities in place of the SDK's empty ones.
+        client.session.adopt(DiscoverResult.model_validate(raw))
+    except MCPError as exc:
+        raise InspectionError(
+            f"{describe(target)}: server/discover failed (error {exc.code}: {first_line(exc)}), so {advice}"
+        ) from None
+    except (ValidationError, RuntimeError) as exc:
+        raise InspectionError(
+            f"{describe(target)}: server/discover gave no usable {LATEST_MODERN_VERSION} answer "
+            f"({first_line(exc)}), so {advice}"
+        ) from None
+
+
+def _own_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("mcpdex")
+    except PackageNotFoundError:
+        return "0"
+
+
+def _server_info(client: Client, handshake: dict[str, Any] | None) -> dict[str, Any]:
+    raw = (handshake or {}).get("serverInfo")
+    if raw is None:
+        raw = ((handshake or {}).get("_meta") or {}).get("io.modelcontextprotocol/serverInfo")
+    if isinstance(raw, dict):
+        return raw
+    info = client.server_info
+    return info.model_dump(by_alias=True, mode="json", exclude_none=True) if info else {}
+
+
+@asynccontextmanager
+async def open_client(
+    target: Target, *, timeout: float = 30.0, protocol_era: str = "auto"
+) -> AsyncIterator[Client]:
+    """An SDK ``Client`` connected to ``target``; ``timeout`` bounds the handshake and each request.
+
+    Failing to connect raises InspectionError with the same one-line reasons (and the server's
+    stderr) as an inspection; mcpdex errors raised inside the block pass through unchanged.
+    """
+    check_era(protocol_era)
+    started = time.perf_counter()
+    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
+        try:
+            async with connected(
+                target, open_transport(target, errlog, timeout), protocol_era, timeout
+            ) as client:
+                yield client
+        except BaseException as exc:  # classified below; cancellation re-raised
+            for leaf in leaves(exc):
+                if isinstance(leaf, MCPDexError):
+                    raise leaf from None
+            reason = classify(exc, target, timeout, time.perf_counter() - started, Wire())
+            if reason is None:
+                raise
+            raise InspectionError(with_stderr(reason, errlog)) from None

@@ -1,0 +1,182 @@
+"""The stdio transport: a server run in its own process group, spoken to in newline-delimited JSON-RPC.
+
+Our own rather than the SDK's ``stdio_client``: stopping the server is bounded by the inspection's
+deadline (stdin closed, then SIGTERM, then SIGKILL to the group), what it spawned is ended too
+(``registry.inspecting.processes``), stdout is framed in time linear in its size, and a line the
+SDK's parser refuses is repaired or kept as junk rather than dropped.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import IO, TYPE_CHECKING, Any
+
+from registry.inspecting.targets import Target
+
+if TYPE_CHECKING:
+    from anyio.abc import Process
+    from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+    from mcp.shared.message import SessionMessage
+
+# A stdio server is stopped politely: its stdin closed, then SIGTERM to its process group, each
+# step given this long to work, but never past the deadline; then SIGKILL to the group at once.
+_STDIN_CLOSE_GRACE_S = 2.0
+_SIGTERM_GRACE_S = 1.0
+# After SIGKILL the process is gone in milliseconds; this only bounds waiting to reap it.
+_REAP_WAIT_S = 0.3
+
+
+@asynccontextmanager
+async def stdio_transport(
+    target: Target, errlog: IO[str], stop_by: float | None
+) -> AsyncIterator[
+    tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]
+]:
+    """Run a stdio server in its own process group and exchange newline-delimited JSON-RPC with it.
+
+    Our own rather than the SDK's ``stdio_client``, whose fixed 2 s + 2 s stop can overrun a short
+    deadline: here each polite step ends at ``stop_by`` (an ``anyio.current_time()``), and the
+    whole group is SIGKILLed then; what left the group (``setsid()``) is found and ended by
+    ``registry.inspecting.processes``, so neither the server nor anything it spawned outlives us.
+    """
+    import anyio
+    from mcp.client.stdio import get_default_environment
+
+    from registry.inspecting import processes
+
+    processes.become_subreaper()
+    mark = processes.new_mark()
+    process = await anyio.open_process(
+        target.argv,
+        env=get_default_environment() | target.env | mark,
+        stderr=errlog,
+        cwd=target.cwd,
+        start_new_session=True,
+    )
+    stdin, stdout = process.stdin, process.stdout
+    assert stdin is not None and stdout is not None  # open_process pipes both unless told otherwise
+    to_session, from_server = anyio.create_memory_object_stream[Any](0)
+    to_server, from_session = anyio.create_memory_object_stream[Any](0)
+
+    async def read_stdout() -> None:
+        # Only each new chunk is searched for line ends, so a line of any length costs time linear
+        # in its size (splitting the whole buffer on every chunk was quadratic: 30 s for 50 MB).
+        partial = bytearray()
+        async with to_session:
+            with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+                async for chunk in stdout:
+                    lines = chunk.split(b"\n")
+                    if len(lines) == 1:
+                        partial += chunk
+                        continue
+                    lines[0] = bytes(partial + lines[0])
+                    partial = bytearray(lines.pop())
+                    for line in lines:
+                        if line.strip():
+                            # Once the session is gone, keep draining: a server blocked writing
+                            # stdout could not see its stdin close.
+                            with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+                                await to_session.send(_parse_line(bytes(line)))
+
+    async def write_stdin() -> None:
+        async with from_session:
+            try:
+                async for item in from_session:
+                    data = item.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
+                    await stdin.send(data.encode("utf-8"))
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+                # The server stopped reading: end the session's reads rather than leave it waiting.
+                await to_session.aclose()
+
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(read_stdout)
+        tasks.start_soon(write_stdin)
+        try:
+            yield from_server, to_server
+        finally:
+            # Shielded so a cancelled inspection still stops the server; every wait is bounded.
+            with anyio.CancelScope(shield=True):
+                await _stop(process, stop_by, mark)
+            tasks.cancel_scope.cancel()
+
+
+def _parse_line(line: bytes) -> SessionMessage | Exception:
+    """A message off stdout, or the parse error as a value (the tee records it as junk)."""
+    from mcp.shared.message import SessionMessage
+    from mcp.types import jsonrpc_message_adapter
+
+    # Invalid UTF-8 becomes U+FFFD (and a problem) instead of ending the read loop.
+    text = line.decode("utf-8", errors="replace")
+    try:
+        return SessionMessage(jsonrpc_message_adapter.validate_json(text, by_name=False))
+    except ValueError as exc:
+        # The SDK's parser refuses JSON that Python reads: nesting past its recursion limit (a schema a
+        # few hundred levels deep) and lone UTF-16 surrogate escapes. Dropping such an answer as junk
+        # left its request waiting out the whole deadline; it is kept instead, its deepest part
+        # replaced by a note (the depth limit records a problem) and each lone surrogate by U+FFFD
+        # (recorded as invalid-utf8).
+        from registry.core.strict_json import prune_depth
+
+        try:
+            repaired = _lone_surrogates_replaced(prune_depth(json.loads(text)))
+            return SessionMessage(jsonrpc_message_adapter.validate_python(repaired, by_name=False))
+        except (ValueError, RecursionError):
+            return exc
+
+
+def _lone_surrogates_replaced(value: Any) -> Any:
+    """``value`` with every lone surrogate in its strings and keys replaced by U+FFFD (depth-bounded)."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    if isinstance(value, dict):
+        return {_lone_surrogates_replaced(k): _lone_surrogates_replaced(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_lone_surrogates_replaced(item) for item in value]
+    return value
+
+
+async def _stop(process: Process, stop_by: float | None, mark: dict[str, str]) -> None:
+    """Close stdin, then SIGTERM the group, then SIGKILL it; reap the server; then end every other
+    descendant (those that left the group with setsid() included). Ends by ``stop_by``."""
+    import signal
+
+    import anyio
+
+    from registry.inspecting import processes
+
+    # Read while the server lives: once it exits, its children's parentage no longer leads to it.
+    strays = processes.descendants(process.pid)
+
+    def until(grace: float) -> float:
+        end = anyio.current_time() + grace
+        return end if stop_by is None else min(end, stop_by)
+
+    with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+        if process.stdin is not None:
+            await process.stdin.aclose()
+    if not await _exited(process, until(_STDIN_CLOSE_GRACE_S)):
+        _signal_group(process.pid, signal.SIGTERM)
+        await _exited(process, until(_SIGTERM_GRACE_S))
+    # Even after the server exited: what it spawned (npx, a shell) may still run in its group.
+    _signal_group(process.pid, signal.SIGKILL)
+    with anyio.move_on_after(_REAP_WAIT_S):
+        await process.aclose()
+    processes.end((strays | processes.marked(mark)) - {process.pid})
+
+
+async def _exited(process: Process, end: float) -> bool:
+    import anyio
+
+    with anyio.move_on_after(max(0.0, end - anyio.current_time())):
+        await process.wait()
+    return process.returncode is not None
+
+
+def _signal_group(pid: int, sig: int) -> None:
+    # The server leads its own session, so its process group id is its pid.
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, sig)

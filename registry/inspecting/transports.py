@@ -1,0 +1,207 @@
+"""Transports to an MCP server, and the tee that records what crosses them.
+
+:func:`open_transport` picks the stdio process group (``registry.inspecting.stdio``), streamable
+HTTP (on an httpx2 client of our own, with the target's headers) or SSE; :func:`teed` wraps it so
+that every message is kept as it came off the wire (:class:`Wire`), before the SDK validates it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import IO, TYPE_CHECKING, Any, Protocol
+
+from registry.inspecting.stdio import stdio_transport
+from registry.inspecting.targets import Target
+
+if TYPE_CHECKING:
+    from mcp.client import Transport
+
+
+class _Receiving(Protocol):
+    async def receive(self) -> Any: ...
+    async def aclose(self) -> None: ...
+
+
+class _Sending(Protocol):
+    async def send(self, item: Any, /) -> None: ...
+    async def aclose(self) -> None: ...
+
+
+def open_transport(
+    target: Target, errlog: IO[str], timeout: float, stop_by: float | None = None
+) -> Transport:
+    """The transport to ``target``; ``timeout`` bounds HTTP reads, ``stop_by`` stopping a stdio server."""
+    if target.transport == "stdio":
+        return stdio_transport(target, errlog, stop_by)
+    if target.transport == "sse":
+        from mcp.client.sse import sse_client
+
+        return sse_client(
+            target.url or "", headers=target.headers or None, timeout=timeout, sse_read_timeout=timeout
+        )
+    return _owned_http(target, timeout)
+
+
+@asynccontextmanager
+async def _owned_http(target: Target, timeout: float) -> AsyncIterator[Any]:
+    """Streamable HTTP on an httpx2 client of our own, so the target's headers go with every request."""
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    async with (
+        httpx2.AsyncClient(
+            headers=target.headers, timeout=httpx2.Timeout(timeout), follow_redirects=True
+        ) as http,
+        streamable_http_client(target.url or "", http_client=http) as streams,
+    ):
+        yield streams
+
+
+class Wire:
+    """Everything that crossed the transport: outgoing requests, incoming messages, junk lines."""
+
+    def __init__(self) -> None:
+        self.sent: list[dict[str, Any]] = []
+        self.received: list[dict[str, Any]] = []
+        self.junk: list[str] = []
+
+    def mark(self) -> int:
+        """Where the requests sent from now on start (for :meth:`result_since`)."""
+        return len(self.sent)
+
+    def _response(self, request_id: Any) -> dict[str, Any] | None:
+        for message in reversed(self.received):
+            if message.get("id") == request_id and "method" not in message:
+                return message
+        return None
+
+    def result_since(self, mark: int, method: str) -> Any:
+        """The result of the last ``method`` request sent since ``mark`` (None without a response)."""
+        for request in reversed(self.sent[mark:]):
+            if request.get("method") == method:
+                response = self._response(request.get("id"))
+                return None if response is None else response.get("result")
+        return None
+
+    def unanswered(self, method: str) -> bool:
+        """Whether ``method`` was sent and no response to it came back."""
+        return any(
+            request.get("method") == method and self._response(request.get("id")) is None
+            for request in self.sent
+        )
+
+    def handshake_result(self) -> dict[str, Any] | None:
+        """The result of the ``initialize`` (else the ``server/discover``) that was answered."""
+        for method in ("initialize", "server/discover"):
+            for request in reversed(self.sent):
+                if request.get("method") == method:
+                    response = self._response(request.get("id"))
+                    if response and isinstance(response.get("result"), dict):
+                        return response["result"]
+        return None
+
+    def stream_problems(self) -> list[dict[str, str]]:
+        """Problems with the stream itself: lines that were not JSON-RPC, text that was not UTF-8."""
+        problems = []
+        if self.junk:
+            sample = "; ".join(self.junk[:3])
+            problems.append(
+                {
+                    "code": "non-protocol-output",
+                    "where": "stdout",
+                    "message": f"{len(self.junk)} line(s) on stdout were not JSON-RPC "
+                    f"(logs belong on stderr): {sample}",
+                }
+            )
+        if any("\ufffd" in json.dumps(m, ensure_ascii=False) for m in self.received):
+            problems.append(
+                {
+                    "code": "invalid-utf8",
+                    "where": "stdout",
+                    "message": "the server sent bytes that are not UTF-8 or escapes that are not "
+                    "Unicode (a lone surrogate); they were replaced with U+FFFD",
+                }
+            )
+        return problems
+
+
+def teed(transport: Transport, wire: Wire) -> Transport:
+    """``transport`` with every message that crosses it recorded on ``wire``."""
+
+    @asynccontextmanager
+    async def recording() -> AsyncIterator[tuple[_TeeRead, _TeeWrite]]:
+        async with transport as (read, write):
+            yield _TeeRead(read, wire), _TeeWrite(write, wire)
+
+    return recording()
+
+
+def _junk_line(exc: Exception) -> str:
+    """The offending stdout line, from the SDK's parse error."""
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        with contextlib.suppress(Exception):
+            return repr(errors()[0]["input"])[:160]
+    return (str(exc).splitlines() or [type(exc).__name__])[0][:160]
+
+
+class _TeeRead:
+    """A read stream that records each inbound message before the SDK validates it."""
+
+    def __init__(self, inner: _Receiving, wire: Wire) -> None:
+        self._inner, self._wire = inner, wire
+
+    async def receive(self) -> Any:
+        item = await self._inner.receive()
+        if isinstance(item, Exception):
+            self._wire.junk.append(_junk_line(item))
+        else:
+            self._wire.received.append(
+                item.message.model_dump(by_alias=True, mode="json", exclude_unset=True)
+            )
+        return item
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def __aiter__(self) -> _TeeRead:
+        return self
+
+    async def __anext__(self) -> Any:
+        import anyio
+
+        try:
+            return await self.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> _TeeRead:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+class _TeeWrite:
+    """A write stream that records each outgoing request (to match responses to methods)."""
+
+    def __init__(self, inner: _Sending, wire: Wire) -> None:
+        self._inner, self._wire = inner, wire
+
+    async def send(self, item: Any) -> None:
+        message = item.message.model_dump(by_alias=True, mode="json", exclude_unset=True)
+        if "method" in message and "id" in message:
+            self._wire.sent.append({"id": message["id"], "method": message["method"]})
+        await self._inner.send(item)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> _TeeWrite:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
