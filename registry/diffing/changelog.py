@@ -13,6 +13,7 @@ from typing import Any
 from registry.core.templating import render
 from registry.diffing.context_cost import context_growth_change
 from registry.diffing.diff import Change, diff_history, summarize
+from registry.diffing.rules import TEXT_DIFF_RULES
 
 CHANGELOG_FORMAT = "mcpdex.changelog/1"
 
@@ -79,4 +80,4 @@ def render_changelog(changelog: dict[str, Any], fmt: str = "text") -> str:
     if fmt == "json":
         return json.dumps(changelog, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
     template = "changelog.md.j2" if fmt == "markdown" else "changelog.txt.j2"
-    return render(template, changelog=changelog, headline=headline)
+    return render(template, changelog=changelog, headline=headline, text_diff_rules=TEXT_DIFF_RULES)
