@@ -19,6 +19,7 @@ DIMENSIONS: dict[str, tuple[int, str, str]] = {
     "completeness": (10, "contextual_completeness", "Completeness"),
 }
 WEIGHTS: dict[str, int] = {key: weight for key, (weight, _, _) in DIMENSIONS.items()}
+DIMENSION_LABELS: dict[str, str] = {key: label for key, (_, _, label) in DIMENSIONS.items()}
 
 COHERENCE_DIMENSIONS: dict[str, str] = {
     "disambiguation": "Disambiguation",
@@ -28,6 +29,7 @@ COHERENCE_DIMENSIONS: dict[str, str] = {
 }
 
 TIERS: tuple[tuple[str, int], ...] = (("A", 35), ("B", 30), ("C", 20), ("D", 10))
+TIER_LETTERS: tuple[str, ...] = (*(letter for letter, _ in TIERS), "F")  # best first
 
 
 def round1(numerator: int, denominator: int) -> float:
@@ -62,8 +64,7 @@ def tier(score: float) -> str:
 
 def tier_rank(letter: str) -> int:
     """Higher is better: A=4 ... F=0; raises ValueError for an unknown letter."""
-    order = [letter_ for letter_, _ in TIERS] + ["F"]
-    return len(order) - 1 - order.index(letter.upper())
+    return len(TIER_LETTERS) - 1 - TIER_LETTERS.index(letter.upper())
 
 
 def description_quality(tool_scores: Sequence[float]) -> float:

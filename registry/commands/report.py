@@ -16,7 +16,7 @@ from registry.commands._target import target_options
 from registry.core.templating import counted
 
 if TYPE_CHECKING:
-    from registry.site.render import ServerData
+    from registry.site.model import ServerData
     from registry.storage.store import Store
 
 # Inspections listed on a server page; older ones stay in the registry.
@@ -100,13 +100,8 @@ def write_site(
     CPU), so memory stays flat however large the registry; the index is rendered last.
     """
     from registry.core.paths import resolve_registry_url
-    from registry.site.render import (
-        MANIFEST_NAME,
-        render_index_files,
-        server_slugs,
-        site_manifest,
-        stale_paths,
-    )
+    from registry.site.slugs import server_slugs
+    from registry.site.writer import MANIFEST_NAME, render_index_files, site_manifest, stale_paths
     from registry.storage.store import open_store
 
     url = resolve_registry_url(registry_url)
@@ -150,7 +145,8 @@ def _render_batch(
     url: str, template_dir: str | None, root: str, batch: list[tuple[str, str]]
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """Judge, render and write a list of servers; returns their index rows and the files written."""
-    from registry.site.render import render_server_files, summary_row
+    from registry.site.views import summary_row
+    from registry.site.writer import render_server_files
     from registry.storage.store import open_store
 
     rows, paths = [], []
@@ -243,7 +239,7 @@ def server_data(
     from registry.core.errors import NotFoundError
     from registry.core.profile import page_profile
     from registry.diffing.diff import diff_history
-    from registry.site.render import ServerData, VersionEntry
+    from registry.site.model import ServerData, VersionEntry
     from registry.storage.scores import stored_scorecard
     from scoring import score_snapshot
 
@@ -285,7 +281,8 @@ def render_one(
     target: dict[str, Any], *, fmt: str, since: str | None, registry_url: str | None, template_dir: str | None
 ) -> str:
     """The report on one server, named by a snapshot file, SERVER[@VERSION], a URL or a command."""
-    from registry.site.render import render_markdown, render_server_report, server_document
+    from registry.site.views import server_document
+    from registry.site.writer import render_markdown, render_server_report
 
     data = _from_registry(target, registry_url) if not since else None
     if data is None:
@@ -347,7 +344,7 @@ def _standalone(
     from registry.core.profile import page_profile
     from registry.core.snapshot import server_version
     from registry.diffing.diff import diff_snapshots
-    from registry.site.render import ServerData
+    from registry.site.model import ServerData
     from scoring import score_snapshot
 
     def entry(snap: dict[str, Any], changes: list[dict[str, Any]]) -> dict[str, Any]:

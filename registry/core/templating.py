@@ -18,7 +18,6 @@ from markupsafe import Markup, escape
 from registry.core.paths import templates_dir
 from registry.core.printable import escape_controls
 from registry.core.textdiff import line_diff
-from registry.diffing.rules import TEXT_DIFF_RULES
 
 
 def counted(count: int, singular: str, plural: str | None = None) -> str:
@@ -100,7 +99,6 @@ def environment(user_dir: str | None = None) -> jinja2.Environment:
     env.filters["counted"] = counted
     env.filters["code_spans"] = code_spans
     env.filters["version_tag"] = version_tag
-    env.globals["text_diff_rules"] = TEXT_DIFF_RULES
     env.globals["line_diff"] = line_diff
     return env
 

@@ -14,6 +14,7 @@ from registry.core.templating import render
 from registry.diffing.changes import Change, summarize
 from registry.diffing.context_cost import context_growth_change
 from registry.diffing.diff import diff_history
+from registry.diffing.rules import TEXT_DIFF_RULES
 
 CHANGELOG_FORMAT = "mcpdex.changelog/1"
 
@@ -80,4 +81,4 @@ def render_changelog(changelog: dict[str, Any], fmt: str = "text") -> str:
     if fmt == "json":
         return json.dumps(changelog, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
     template = "changelog.md.j2" if fmt == "markdown" else "changelog.txt.j2"
-    return render(template, changelog=changelog, headline=headline)
+    return render(template, changelog=changelog, headline=headline, text_diff_rules=TEXT_DIFF_RULES)

@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 Level = Literal["breaking", "warning", "info"]
 LEVELS: tuple[Level, ...] = ("info", "warning", "breaking")  # ascending severity
+LEVEL_RANK: dict[str, int] = {level: rank for rank, level in enumerate(LEVELS)}  # info 0 ... breaking 2
 AREAS = ("tool", "annotations", "inputSchema", "outputSchema", "server", "version", "quality")
 AREA_LABELS = {
     "tool": "Tool",
@@ -1106,8 +1107,8 @@ def rule(rule_id: str) -> Rule:
 
 
 def level_rank(level: str) -> int:
-    """0 for info, 1 for warning, 2 for breaking."""
-    return LEVELS.index(level)
+    """0 for info, 1 for warning, 2 for breaking (KeyError for anything else)."""
+    return LEVEL_RANK[level]
 
 
 def example_snapshots(row: Rule) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -112,7 +112,7 @@ def render_markdown(report: dict[str, Any]) -> str:
     # Imported here: Jinja2 costs start-up that the other formats, and `inspect`'s summary, do not need.
     from registry.core.templating import render
 
-    return render("check.md.j2", report=report, verdict=_verdict(report))
+    return render("check.md.j2", report=report, verdict=_verdict(report), text_diff_rules=TEXT_DIFF_RULES)
 
 
 def _escape_data(text: str) -> str:

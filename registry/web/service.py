@@ -542,7 +542,7 @@ class _Site:
         self, store: Any, summaries: list[Any], scored: set[str]
     ) -> tuple[dict[str, tuple[Any, Any]], Mapping[str, bytes]]:
         from registry.commands.report import server_data
-        from registry.site.render import render_site
+        from registry.site.writer import render_site
 
         records = {}
         for summary in summaries:

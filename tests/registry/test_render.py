@@ -15,21 +15,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from registry.diffing.diff import diff_snapshots
-from registry.site.render import (
-    ServerData,
-    assign_slugs,
-    escape_markdown,
-    markdown_code,
-    pretty_json,
-    render_markdown,
-    render_server_files,
-    render_server_report,
-    render_site,
-    schema_rows,
-    score_chart,
-    server_document,
-    slugify,
-)
+from registry.site.chart import score_chart
+from registry.site.encoding import pretty_json
+from registry.site.model import ServerData
+from registry.site.schema_rows import schema_rows
+from registry.site.slugs import assign_slugs, slugify
+from registry.site.text import escape_markdown, markdown_code
+from registry.site.views import server_document
+from registry.site.writer import render_markdown, render_server_files, render_server_report, render_site
 from tests.conftest import make_snapshot
 
 SAFE_PATH = re.compile(r"^[a-z0-9_-]+(?:/[a-z0-9_-]+)*\.(?:html|json)$")
