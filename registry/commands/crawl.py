@@ -463,7 +463,7 @@ def _check_time(value: str) -> None:
 def _record_plans(store: Any, plans: list[EntryPlan], results: list[CrawlResult]) -> None:
     """One registry_entries row per entry read; a version inspected before stays ``ok`` and takes
     the registry's current status."""
-    from registry.storage.store import RegistryEntryRecord
+    from registry.storage.records import RegistryEntryRecord
 
     seen_at = utc_now()
     for plan in plans:

@@ -22,7 +22,7 @@ from registry.core.timestamps import utc_now
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from registry.storage.store import Recorded, VersionRecord
+    from registry.storage.records import Recorded, VersionRecord
 
 _IMPROVE_LIMIT = 8  # tools listed under "to improve"; `mcpdex score` lists them all
 _CHANGES_LIMIT = 10  # changes listed since the last version; `mcpdex diff` lists them all

@@ -16,7 +16,7 @@ from urllib.parse import quote
 
 from registry.core.errors import NotFoundError, RegistryError, UsageError
 from registry.core.strict_json import MAX_JSON_DEPTH, JSONValueError, check_json
-from registry.storage.store import Recorded, ServerSummary, VersionRecord
+from registry.storage.records import Recorded, ServerSummary, VersionRecord
 
 if TYPE_CHECKING:
     import httpx

@@ -30,7 +30,8 @@ import sqlalchemy as sa
 
 from registry.core.errors import NotFoundError, RegistryError, UsageError
 from registry.storage.client import RegistryClient
-from registry.storage.store import open_store, store_engine, tables
+from registry.storage.schema import tables
+from registry.storage.store import open_store, store_engine
 from registry.storage.tokens import open_tokens
 from tests.conftest import make_snapshot, require
 

@@ -11,7 +11,8 @@ import pytest
 from registry.core.errors import NotFoundError, RegistryError
 from registry.core.snapshot import compute_digest
 from registry.core.versions import semver_key
-from registry.storage.store import open_store, order_versions
+from registry.storage.records import order_versions
+from registry.storage.store import open_store
 from tests.conftest import make_snapshot as snapshot_with
 
 
@@ -225,7 +226,7 @@ def test_semver_key_follows_semver_precedence():
 
 
 def test_unparsable_labels_keep_first_seen_place():
-    from registry.storage.store import VersionRecord
+    from registry.storage.records import VersionRecord
 
     rows = [
         VersionRecord(label, "d", f"2026-01-0{i}", "", {})
