@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import json
 import math
-import time
 from typing import TYPE_CHECKING, Any
 
 from registry.core.errors import NotFoundError, RegistryError
+from registry.core.retries import AGAIN, AT_ONCE, Backoff, Retry, with_retries
 from registry.core.snapshot import compute_digest, server_version
 from registry.core.strict_json import JSONValueError, check_json
 from registry.core.timestamps import utc_now_precise
@@ -32,6 +32,11 @@ from registry.storage.schema import tables
 if TYPE_CHECKING:
     from sqlalchemy import Table
     from sqlalchemy.engine import Connection, CursorResult
+
+# A racing writer's row is there at once; a locked SQLite file is waited for a little longer each time.
+_RECORD_BACKOFF = Backoff((0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35))
+# An entry another crawler inserted first is updated by the one retry, at once.
+_ENTRY_BACKOFF = Backoff((0.0,))
 
 
 class StoreWrites(Database):
@@ -76,22 +81,27 @@ class StoreWrites(Database):
                 check_json(value, what=f"{field} field" if field == "snapshot" else field)
             except JSONValueError as exc:
                 raise RecordRejected(field, exc.message) from None
-        for attempt in range(8):
-            try:
-                return self._record_once(snapshot, server, ok, error, started_at, duration_s, key)
-            except IntegrityError as exc:
-                # Another writer inserted the same server, digest, label or key between our read
-                # and write; the retry sees its row. Any other constraint is no race: retrying it
-                # would fail the same way eight times.
-                if attempt == 7 or not _is_unique_violation(exc):
-                    raise
-            except OperationalError as exc:
-                if attempt == 7 or "locked" not in str(exc.orig):
-                    raise RegistryError(
-                        f"cannot write to the registry at {self._display_url()}: {exc.orig}"
-                    ) from None
-                time.sleep(0.05 * (attempt + 1))
-        raise AssertionError("unreachable")
+
+        def retriable(exc: Exception) -> Retry | None:
+            # Another writer inserted the same server, digest, label or key between our read and
+            # write: the retry sees its row. Any other constraint is no race: retrying it would fail
+            # the same way every time. A locked SQLite file is waited for.
+            if isinstance(exc, IntegrityError):
+                return AT_ONCE if _is_unique_violation(exc) else None
+            if isinstance(exc, OperationalError) and "locked" in str(exc.orig):
+                return AGAIN
+            return None
+
+        try:
+            return with_retries(
+                lambda: self._record_once(snapshot, server, ok, error, started_at, duration_s, key),
+                _RECORD_BACKOFF,
+                on_error=retriable,
+            )
+        except OperationalError as exc:
+            raise RegistryError(
+                f"cannot write to the registry at {self._display_url()}: {exc.orig}"
+            ) from None
 
     def _record_once(
         self,
@@ -274,15 +284,15 @@ class StoreWrites(Database):
         }
         match = sa.and_(table.c.name == entry.name, table.c.version == entry.version)
 
-        for attempt in range(2):
-            try:
-                with self._transaction(self.engine, write=True) as conn:
-                    if conn.execute(table.update().where(match).values(**row)).rowcount == 0:
-                        conn.execute(table.insert().values(**row))
-                return
-            except IntegrityError:
-                if attempt:  # another writer inserted it first; the retry updates it
-                    raise
+        def upsert() -> None:
+            with self._transaction(self.engine, write=True) as conn:
+                if conn.execute(table.update().where(match).values(**row)).rowcount == 0:
+                    conn.execute(table.insert().values(**row))
+
+        # Another writer inserted it first: the retry updates it.
+        with_retries(
+            upsert, _ENTRY_BACKOFF, on_error=lambda exc: AGAIN if isinstance(exc, IntegrityError) else None
+        )
 
     def record_sync(self, source: str, updated_since: str | None) -> None:
         """Remember ``updated_since`` for the next incremental crawl of ``source``."""
