@@ -6,7 +6,7 @@ import json
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -14,6 +14,10 @@ from registry.commands._options import SERVICE_HELP, format_option, registry_opt
 from registry.core.timestamps import parse_utc, utc_now
 from registry.diffing.context_cost import context_cost
 from registry.inspecting.official import OFFICIAL_REGISTRY, Inputs, RegistryEntry, load_secrets
+
+if TYPE_CHECKING:
+    from registry.storage.protocol import Registry
+    from registry.storage.store import Store
 
 
 @dataclass
@@ -191,7 +195,7 @@ def crawl(
             raise UsageError("--from-registry replaces CONFIG and --only; give one source")
         targets, labels, plans = {}, {}, []
 
-    store = None
+    store: Registry | None = None
     if save:
         from registry.core.names import server_name_problem
         from registry.storage.client import open_registry
@@ -219,7 +223,9 @@ def crawl(
         started = time.perf_counter()
         results = _run(targets, store, plans, concurrency, timeout, protocol_era, labels)
         elapsed = time.perf_counter() - started
-        if store is not None and from_registry is not None:
+        from registry.storage.store import Store
+
+        if isinstance(store, Store) and from_registry is not None:  # else _plan_registry refused it
             _record_plans(store, plans, results)
             store.record_sync(from_registry, sync_from)
     finally:
@@ -256,7 +262,7 @@ def _config_targets(config: str, only: tuple[str, ...]) -> dict[str, Any]:
 
 def _run(
     targets: dict[str, Any],
-    store: Any,
+    store: Registry | None,
     plans: list[EntryPlan],
     concurrency: int,
     timeout: float,
@@ -353,7 +359,7 @@ def _inputs(env: tuple[str, ...], header: tuple[str, ...], secrets: str | None) 
 
 def _plan_registry(
     source: str,
-    store: Any,
+    store: Registry | None,
     *,
     all_versions: bool,
     updated_since: str | None,
@@ -370,8 +376,9 @@ def _plan_registry(
         read_entries,
         select_entries,
     )
+    from registry.storage.store import Store
 
-    if store is not None and not hasattr(store, "registry_entries"):
+    if store is not None and not isinstance(store, Store):
         raise UsageError(
             "crawl --from-registry --save keeps the registry's metadata beside the snapshots, so it needs "
             "a database registry (sqlite:///PATH or postgresql://…), not an mcpdex serve URL"
@@ -460,7 +467,7 @@ def _check_time(value: str) -> None:
         ) from None
 
 
-def _record_plans(store: Any, plans: list[EntryPlan], results: list[CrawlResult]) -> None:
+def _record_plans(store: Store, plans: list[EntryPlan], results: list[CrawlResult]) -> None:
     """One registry_entries row per entry read; a version inspected before stays ``ok`` and takes
     the registry's current status."""
     from registry.storage.records import RegistryEntryRecord

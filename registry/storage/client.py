@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 from urllib.parse import quote
 
 from registry.core.errors import NotFoundError, RegistryError, UsageError
@@ -22,7 +22,7 @@ from registry.storage.records import Recorded, ServerSummary, VersionRecord
 if TYPE_CHECKING:
     import httpx
 
-    from registry.storage.store import Store
+    from registry.storage.protocol import Registry
 
 TOKEN_ENV = "MCPDEX_TOKEN"
 # A 503 is retried four times: after the service's Retry-After (capped at 10 s, so that a service
@@ -74,7 +74,7 @@ class RegistryClient:
             headers={"Accept": "application/json", "User-Agent": "mcpdex"},
         )
 
-    def __enter__(self) -> RegistryClient:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -205,7 +205,7 @@ class ServiceRegistry:
         self.url = url
         self._client = RegistryClient(url, token=token, timeout=timeout)
 
-    def __enter__(self) -> ServiceRegistry:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -270,7 +270,7 @@ class ServiceRegistry:
         return summaries
 
 
-def open_registry(url: str | None = None, *, timeout: float = 30.0) -> Store | ServiceRegistry:
+def open_registry(url: str | None = None, *, timeout: float = 30.0) -> Registry:
     """The registry ``url`` names: a database (``open_store``), or an ``mcpdex serve`` service for http(s),
     whose every request has ``timeout`` seconds. None is the default registry, which ``MCPDEX_REGISTRY``
     may name as either."""
