@@ -1,13 +1,16 @@
-"""The store's schema: its tables as SQLAlchemy Core, created on first write, and the migration that
-brings a database written by an older mcpdex up to date (in the schema's transaction).
+"""The store's schema: its tables as SQLAlchemy Core, created on first write, and the migrations that
+bring a database written by an older mcpdex up to date (run once each, in the schema's transaction).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from functools import cache
 from typing import TYPE_CHECKING
 
+from registry.core.timestamps import parse_utc, utc_now_precise, utc_text, utc_text_precise
 from registry.storage.records import UNSCOPED_OWNER
 
 if TYPE_CHECKING:
@@ -28,6 +31,7 @@ class Tables:
     registry_entries: Table
     registry_syncs: Table
     scores: Table
+    schema_migrations: Table
 
 
 @cache
@@ -141,6 +145,13 @@ def tables() -> Tables:
         sa.Column("scored_at", sa.String(32), nullable=False),
         sa.UniqueConstraint("version_id", "scorer", name="uq_scores_version_scorer"),
     )
+    # One row per data migration run on this database (see ``migrate``), so each runs once.
+    schema_migrations = sa.Table(
+        "schema_migrations",
+        metadata,
+        sa.Column("name", sa.String(80), primary_key=True),
+        sa.Column("applied_at", sa.String(32), nullable=False),
+    )
     return Tables(
         metadata=metadata,
         servers=servers,
@@ -151,11 +162,12 @@ def tables() -> Tables:
         registry_entries=registry_entries,
         registry_syncs=registry_syncs,
         scores=scores,
+        schema_migrations=schema_migrations,
     )
 
 
 def create_schema(conn: Connection, *, postgresql: bool) -> None:
-    """Create the tables a database lacks and move its unscoped idempotency keys, in ``conn``'s
+    """Create the tables a database lacks and run the migrations it has not had, in ``conn``'s
     transaction (on PostgreSQL under an advisory lock: openers of a fresh database would race)."""
     from sqlalchemy import text
 
@@ -163,6 +175,19 @@ def create_schema(conn: Connection, *, postgresql: bool) -> None:
         conn.execute(text("SELECT pg_advisory_xact_lock(7462135)"))
     tables().metadata.create_all(conn, checkfirst=True)
     _adopt_unscoped_keys(conn)
+    migrate(conn)
+
+
+def migrate(conn: Connection) -> None:
+    """Run each data migration this database has no ``schema_migrations`` row for, and record it."""
+    import sqlalchemy as sa
+
+    done = tables().schema_migrations
+    applied = set(conn.execute(sa.select(done.c.name)).scalars())
+    for name, step in _MIGRATIONS:
+        if name not in applied:
+            step(conn)
+            conn.execute(done.insert().values(name=name, applied_at=utc_now_precise()))
 
 
 def _adopt_unscoped_keys(conn: Connection) -> None:
@@ -183,3 +208,63 @@ def _adopt_unscoped_keys(conn: Connection) -> None:
         )
     )
     conn.execute(sa.text("DROP TABLE submission_keys"))
+
+
+# Every column mcpdex writes a time into, with the precision it writes now: to the second where the
+# time is given (an inspection's start) or shown, to the microsecond where order within a second
+# counts. ``registry_entries.published_at``/``updated_at`` and ``registry_syncs.updated_since`` are
+# the official registry's own text, kept as it sent them, and are not rewritten.
+_TIMESTAMP_COLUMNS: dict[str, dict[str, Callable[[datetime], str]]] = {
+    "servers": {"created_at": utc_text_precise},
+    "versions": {"first_seen": utc_text_precise, "last_seen": utc_text_precise},
+    "inspections": {"at": utc_text},
+    "idempotency_keys": {"at": utc_text_precise},
+    "profiles": {"saved_at": utc_text_precise},
+    "registry_entries": {"seen_at": utc_text},
+    "registry_syncs": {"synced_at": utc_text_precise},
+    "scores": {"scored_at": utc_text_precise},
+}
+# The write tokens' table (registry/storage/tokens.py), when the service has made one.
+_TOKEN_TIMESTAMP_COLUMNS: dict[str, Callable[[datetime], str]] = {
+    "created_at": utc_text,
+    "revoked_at": utc_text,
+    "last_used_at": utc_text,
+}
+
+
+def _timestamps_in_z(conn: Connection) -> None:
+    """Rewrite every stored time written with an offset (``isoformat()``'s ``+00:00``, or another
+    zone) in the ``Z`` form the store writes now, so each column sorts as text in time order again.
+    A value that is not a time is left as it is."""
+    import sqlalchemy as sa
+
+    from registry.storage.tokens import TOKENS
+
+    present = set(sa.inspect(conn).get_table_names())
+    for name, columns in {**_TIMESTAMP_COLUMNS, TOKENS.name: _TOKEN_TIMESTAMP_COLUMNS}.items():
+        if name not in present:
+            continue
+        for column, write in columns.items():
+            table = sa.table(name, sa.column(column))
+            cell = table.c[column]
+            old = conn.execute(sa.select(cell).distinct().where(cell.is_not(None), cell.not_like("%Z")))
+            for value in old.scalars().all():
+                rewritten = _in_z(value, write)
+                if rewritten is not None:
+                    conn.execute(table.update().where(cell == value).values({column: rewritten}))
+
+
+def _in_z(value: str, write: Callable[[datetime], str]) -> str | None:
+    """``value`` written by ``write`` (a time without a zone is UTC, as mcpdex always wrote); None
+    when it is not a time."""
+    try:
+        moment = parse_utc(value)
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=UTC)
+        return write(moment)
+    except (ValueError, OverflowError):
+        return None
+
+
+# Data migrations by name, oldest first; the name is recorded in ``schema_migrations`` once it ran.
+_MIGRATIONS: tuple[tuple[str, Callable[[Connection], None]], ...] = (("timestamps-z", _timestamps_in_z),)
