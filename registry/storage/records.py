@@ -137,7 +137,7 @@ def utc_timestamp(text: str, field: str = "started_at") -> str:
     if not isinstance(text, str) or len(text) > 64 or not rfc3339_validator.validate_rfc3339(text):
         raise RecordRejected(field, f"{field} {str(text)[:80]!r} is not an RFC 3339 date-time; {fix}")
     try:
-        moment = datetime.fromisoformat(text)
+        # Converting to UTC overflows for a time near year 1 or 9999 with an offset that crosses it.
+        return utc_text(datetime.fromisoformat(text))
     except (ValueError, OverflowError):
         raise RecordRejected(field, f"{field} {text!r} is outside years 1-9999 in UTC; {fix}") from None
-    return utc_text(moment)
