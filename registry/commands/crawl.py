@@ -6,7 +6,7 @@ import json
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -15,6 +15,10 @@ from registry.core.timestamps import parse_utc, utc_now
 from registry.diffing.context_cost import context_cost
 from registry.inspecting.official.entries import OFFICIAL_REGISTRY, RegistryEntry
 from registry.inspecting.official.launch import Inputs, load_secrets
+
+if TYPE_CHECKING:
+    from registry.storage.protocol import Registry
+    from registry.storage.store import Store
 
 
 @dataclass
@@ -192,7 +196,7 @@ def crawl(
             raise UsageError("--from-registry replaces CONFIG and --only; give one source")
         targets, labels, plans = {}, {}, []
 
-    store = None
+    store: Registry | None = None
     if save:
         from registry.core.names import server_name_problem
         from registry.storage.client import open_registry
@@ -220,7 +224,9 @@ def crawl(
         started = time.perf_counter()
         results = _run(targets, store, plans, concurrency, timeout, protocol_era, labels)
         elapsed = time.perf_counter() - started
-        if store is not None and from_registry is not None:
+        from registry.storage.store import Store
+
+        if isinstance(store, Store) and from_registry is not None:  # else _plan_registry refused it
             _record_plans(store, plans, results)
             store.record_sync(from_registry, sync_from)
     finally:
@@ -257,7 +263,7 @@ def _config_targets(config: str, only: tuple[str, ...]) -> dict[str, Any]:
 
 def _run(
     targets: dict[str, Any],
-    store: Any,
+    store: Registry | None,
     plans: list[EntryPlan],
     concurrency: int,
     timeout: float,
@@ -354,7 +360,7 @@ def _inputs(env: tuple[str, ...], header: tuple[str, ...], secrets: str | None) 
 
 def _plan_registry(
     source: str,
-    store: Any,
+    store: Registry | None,
     *,
     all_versions: bool,
     updated_since: str | None,
@@ -366,8 +372,9 @@ def _plan_registry(
     from registry.inspecting.official.entries import read_entries
     from registry.inspecting.official.launch import EntryInvalid, EntrySkipped, entry_launch, select_entries
     from registry.inspecting.targets import Target
+    from registry.storage.store import Store
 
-    if store is not None and not hasattr(store, "registry_entries"):
+    if store is not None and not isinstance(store, Store):
         raise UsageError(
             "crawl --from-registry --save keeps the registry's metadata beside the snapshots, so it needs "
             "a database registry (sqlite:///PATH or postgresql://…), not an mcpdex serve URL"
@@ -456,10 +463,10 @@ def _check_time(value: str) -> None:
         ) from None
 
 
-def _record_plans(store: Any, plans: list[EntryPlan], results: list[CrawlResult]) -> None:
+def _record_plans(store: Store, plans: list[EntryPlan], results: list[CrawlResult]) -> None:
     """One registry_entries row per entry read; a version inspected before stays ``ok`` and takes
     the registry's current status."""
-    from registry.storage.store import RegistryEntryRecord
+    from registry.storage.records import RegistryEntryRecord
 
     seen_at = utc_now()
     for plan in plans:

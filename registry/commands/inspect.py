@@ -21,7 +21,7 @@ from registry.commands._target import target_options
 from registry.core.timestamps import utc_now
 
 if TYPE_CHECKING:
-    from registry.storage.store import Recorded, VersionRecord
+    from registry.storage.records import Recorded, VersionRecord
 
 _CHANGES_LIMIT = 10  # changes listed since the last version; `mcpdex diff` lists them all
 _REGISTRY_READ_TIMEOUT = 5.0  # seconds per request for the previous version in a service registry

@@ -16,6 +16,11 @@ def utc_text(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime(_SECONDS)
 
 
+def utc_text_precise(moment: datetime) -> str:
+    """``moment`` (aware, any zone) in UTC to the microsecond: ``2026-11-29T18:00:00.123456Z``."""
+    return moment.astimezone(UTC).strftime(_MICROSECONDS)
+
+
 def utc_now() -> str:
     """Now, to the second: ``2026-11-29T18:00:00Z``."""
     return datetime.now(UTC).strftime(_SECONDS)

@@ -1,3 +1,3 @@
 """Where snapshots are kept: the SQL store (SQLite or PostgreSQL), the HTTP client of a registry
-service, API tokens and stored scorecards.
+service, the one ``Registry`` protocol both implement, API tokens and stored scorecards.
 """

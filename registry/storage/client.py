@@ -1,36 +1,47 @@
 """The httpx client of an ``mcpdex serve`` registry: submit inspections, fetch snapshots, ask compatibility.
 
 Used by ``inspect --save``, ``crawl`` and ``check`` when ``--registry`` is an http(s) URL. Writes carry
-the bearer token from ``MCPDEX_TOKEN``. A 503 (the service's database is restarting) is retried a
-few times with a short back-off before it becomes an error; a submission carries one idempotency key
-across its retries, so one whose commit landed but whose answer was lost is not recorded twice.
+the bearer token from ``MCPDEX_TOKEN``. A 503 (the service's database is restarting, or a scorecard is
+being computed) is retried a few times, after the ``Retry-After`` the service sends (up to 10 s) or
+else a short back-off, before it becomes an error; a submission carries one idempotency key across
+its retries, so one whose commit landed but whose answer was lost is not recorded twice.
 """
 
 from __future__ import annotations
 
 import os
-import time
 import uuid
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 from urllib.parse import quote
 
 from registry.core.errors import NotFoundError, RegistryError, UsageError
+from registry.core.retries import AGAIN, Backoff, Retry, retry_after_seconds, with_retries
 from registry.core.strict_json import MAX_JSON_DEPTH, JSONValueError, check_json
-from registry.storage.store import Recorded, ServerSummary, VersionRecord
+from registry.storage.records import Recorded, ServerSummary, VersionRecord
 
 if TYPE_CHECKING:
     import httpx
 
-    from registry.storage.store import Store
+    from registry.storage.protocol import Registry
 
 TOKEN_ENV = "MCPDEX_TOKEN"
-_RETRY_DELAYS = (0.5, 1.0, 2.0, 4.0)
+# A 503 is retried four times: after the service's Retry-After (capped at 10 s, so that a service
+# asking for minutes does not hang a command for them), else after these waits.
+_BACKOFF = Backoff((0.5, 1.0, 2.0, 4.0), max_wait=10.0)
 _MAX_PAGES = 1000  # 200 servers a page: a bound on listing, far above any directory's size
 
 
 def is_service_url(url: str | None) -> bool:
     """Whether a ``--registry`` value names an HTTP service rather than a database."""
     return bool(url) and url.lower().startswith(("http://", "https://"))  # type: ignore[union-attr]
+
+
+def _unavailable(response: httpx.Response) -> Retry | None:
+    """A 503 is retried, after the delay its ``Retry-After`` gives in seconds, if any."""
+    if response.status_code != 503:
+        return None
+    wait = retry_after_seconds(response.headers.get("Retry-After"))
+    return AGAIN if wait is None else Retry(wait)
 
 
 def _server_path(server: str) -> str:
@@ -63,7 +74,7 @@ class RegistryClient:
             headers={"Accept": "application/json", "User-Agent": "mcpdex"},
         )
 
-    def __enter__(self) -> RegistryClient:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -98,17 +109,17 @@ class RegistryClient:
                     "`mcpdex token create NAME` on the service's registry"
                 )
             headers["Authorization"] = f"Bearer {self.token}"
-        for delay in (*_RETRY_DELAYS, None):
+
+        def send() -> httpx.Response:
             try:
-                response = self._http.request(method, path, headers=headers, **kwargs)
+                return self._http.request(method, path, headers=headers, **kwargs)
             except httpx.HTTPError as exc:
                 raise RegistryError(
                     f"cannot reach the registry service {self.base_url} ({exc}); check the URL and that "
                     "`mcpdex serve` is running"
                 ) from None
-            if response.status_code != 503 or delay is None:
-                break
-            time.sleep(delay)
+
+        response = with_retries(send, _BACKOFF, on_result=_unavailable)
         return self._answer(response)
 
     def _answer(self, response: httpx.Response) -> Any:
@@ -194,7 +205,7 @@ class ServiceRegistry:
         self.url = url
         self._client = RegistryClient(url, token=token, timeout=timeout)
 
-    def __enter__(self) -> ServiceRegistry:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -259,7 +270,7 @@ class ServiceRegistry:
         return summaries
 
 
-def open_registry(url: str | None = None, *, timeout: float = 30.0) -> Store | ServiceRegistry:
+def open_registry(url: str | None = None, *, timeout: float = 30.0) -> Registry:
     """The registry ``url`` names: a database (``open_store``), or an ``mcpdex serve`` service for http(s),
     whose every request has ``timeout`` seconds. None is the default registry, which ``MCPDEX_REGISTRY``
     may name as either."""

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any
 from registry.core.limits import Limits
 
 if TYPE_CHECKING:
-    from registry.storage.store import Store, StoredScore
+    from registry.storage.records import StoredScore
+    from registry.storage.store import Store
 
 
 @cache
@@ -42,7 +43,7 @@ def score_and_store(
     store: Store, server: str, digest: str, snapshot: dict[str, Any], limits: Limits
 ) -> StoredScore:
     """Score ``server``'s version ``digest`` (unless it is past ``limits``) and store the result."""
-    from registry.storage.store import StoredScore
+    from registry.storage.records import StoredScore
     from scoring import score_snapshot
 
     violation = next(islice(limits.violations(snapshot), 1), None)

@@ -118,12 +118,13 @@ class TokenStore:
             )
         token_id = secrets.token_hex(6)
         secret = f"{TOKEN_PREFIX}{token_id}_{secrets.token_urlsafe(32)}"
+        created_at = utc_now()
         row = {
             "id": token_id,
             "name": name,
             "scope": scope,
             "secret_sha256": _sha256(secret),
-            "created_at": utc_now(),
+            "created_at": created_at,
             "revoked_at": None,
             "last_used_at": None,
         }
@@ -134,7 +135,7 @@ class TokenStore:
             raise UsageError(
                 f"a token named {name!r} already exists; pick another name or revoke and recreate it"
             ) from None
-        return TokenRecord(**{k: v for k, v in row.items() if k != "secret_sha256"}), secret
+        return TokenRecord(token_id, name, scope, created_at, None, None), secret
 
     def list(self) -> list[TokenRecord]:
         """Every token, revoked ones included, oldest first."""

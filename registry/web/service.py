@@ -45,8 +45,8 @@ from registry.core.strict_json import MAX_JSON_DEPTH, JSONValueError, check_json
 from registry.core.timestamps import utc_now
 from registry.diffing.changelog import build_changelog
 from registry.gating.policy import evaluate
+from registry.storage.records import RecordRejected, SubmissionKey, SubmissionKeyReused, utc_timestamp
 from registry.storage.scores import ScoringProcess, score_and_store, scorer_key
-from registry.storage.store import RecordRejected, SubmissionKey, SubmissionKeyReused, utc_timestamp
 from registry.storage.tokens import TokenRecord, TokenRejected, TokenStore, open_tokens
 
 log = logging.getLogger("mcpdex.serve")

@@ -14,7 +14,8 @@ import pytest
 from registry.diffing.context_cost import context_cost
 from registry.inspecting.official.entries import entry_from_item
 from registry.inspecting.official.snippets import install_snippets
-from registry.storage.store import RegistryEntryRecord, open_store
+from registry.storage.records import RegistryEntryRecord
+from registry.storage.store import open_store
 from tests.conftest import make_snapshot, require
 
 MCPDEX = [sys.executable, "-m", "registry"]

@@ -15,7 +15,8 @@ from starlette.testclient import TestClient
 
 from registry.core.snapshot import compute_digest
 from registry.storage.client import RegistryClient
-from registry.storage.store import Recorded, SubmissionKey, open_store
+from registry.storage.records import Recorded, SubmissionKey
+from registry.storage.store import open_store
 from registry.storage.tokens import open_tokens
 from registry.web.service import ENDPOINTS, create_app
 from tests.conftest import make_snapshot as snapshot_with

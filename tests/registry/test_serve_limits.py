@@ -222,7 +222,8 @@ def test_a_resubmitted_version_keeps_its_stored_score(registry_url) -> None:
         assert submit(client, token, make_snapshot()).status_code == 200
         assert client.get(f"/api/servers/{SERVER}/score").json() == first.json()
     engine_store = open_store(registry_url)
-    from registry.storage.store import store_engine, tables
+    from registry.storage.schema import tables
+    from registry.storage.store import store_engine
 
     with store_engine(engine_store).connect() as conn:
         assert len(conn.execute(tables().scores.select()).all()) == 1

@@ -30,7 +30,8 @@ import sqlalchemy as sa
 
 from registry.core.errors import NotFoundError, RegistryError, UsageError
 from registry.storage.client import RegistryClient
-from registry.storage.store import open_store, store_engine, tables
+from registry.storage.schema import tables
+from registry.storage.store import open_store, store_engine
 from registry.storage.tokens import open_tokens
 from tests.conftest import make_snapshot, require
 
@@ -456,7 +457,7 @@ def test_open_registry_gives_the_store_interface_over_http(sqlite_service) -> No
             duration_s=0.2,
         )
         assert recorded.new_version and recorded.version == "7.0.0" and recorded.server == "acme-iface"
-        assert registry.core.snapshot("acme-iface")["digest"] == variant(7, "7.0.0")["digest"]
+        assert registry.snapshot("acme-iface")["digest"] == variant(7, "7.0.0")["digest"]
         summary = next(s for s in registry.servers() if s.name == "acme-iface")
         assert summary.latest_version == "7.0.0" and summary.version_count == 1 and summary.last_ok is True
 

@@ -17,7 +17,9 @@ import sqlalchemy as sa
 
 from registry.core.snapshot import compute_digest
 from registry.core.strict_json import MAX_JSON_DEPTH
-from registry.storage.store import RecordRejected, open_store, store_engine, tables
+from registry.storage.records import RecordRejected
+from registry.storage.schema import tables
+from registry.storage.store import open_store, store_engine
 from registry.storage.tokens import open_tokens
 from tests.registry import test_serve
 from tests.registry.test_serve import SERVER, bearer, error_code, make_snapshot, submit

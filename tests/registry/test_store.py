@@ -11,7 +11,8 @@ import pytest
 from registry.core.errors import NotFoundError, RegistryError
 from registry.core.snapshot import compute_digest
 from registry.core.versions import semver_key
-from registry.storage.store import open_store, order_versions
+from registry.storage.records import order_versions
+from registry.storage.store import open_store
 from tests.conftest import make_snapshot as snapshot_with
 
 
@@ -225,7 +226,7 @@ def test_semver_key_follows_semver_precedence():
 
 
 def test_unparsable_labels_keep_first_seen_place():
-    from registry.storage.store import VersionRecord
+    from registry.storage.records import VersionRecord
 
     rows = [
         VersionRecord(label, "d", f"2026-01-0{i}", "", {})
@@ -307,3 +308,88 @@ def test_listing_servers_takes_the_same_statements_for_three_servers_as_for_twel
         assert [s.last_error for s in summaries] == [f"down {n}" for n in range(total)]
         assert all(s.last_ok is False and s.last_inspected_at == "2026-12-01T18:00:00Z" for s in summaries)
     assert counts[0] == counts[1] <= 2, counts
+
+
+def test_times_an_older_mcpdex_stored_with_an_offset_are_rewritten_in_z_form(registry_url):
+    import sqlalchemy as sa
+
+    from registry.storage.schema import tables
+    from registry.storage.store import store_engine
+    from registry.storage.tokens import TOKENS
+
+    # A database as an older mcpdex left it: no schema_migrations table yet, and times written by
+    # isoformat() (+00:00, or another offset) beside times in the Z form, in columns sorted as text.
+    engine = sa.create_engine(registry_url.replace("postgresql://", "postgresql+psycopg://", 1))
+    t = tables()
+    older = [table for table in t.metadata.sorted_tables if table is not t.schema_migrations]
+    t.metadata.create_all(engine, tables=older)
+    TOKENS.create(engine)
+    inspections = {
+        1: "2026-11-29T18:00:00+00:00",
+        2: "2026-11-29T19:30:00+01:00",  # 18:30 UTC, yet after 18:45Z as text
+        3: "2026-11-29T18:45:00Z",
+        4: "2026-11-29T18:50:00.900000+00:00",
+    }
+    with engine.begin() as conn:
+        conn.execute(
+            sa.text("INSERT INTO servers (id, name, created_at) VALUES (1, 'demo', :at)"),
+            {"at": "2026-11-29T17:00:00.250000+00:00"},
+        )
+        for inspection_id, at in inspections.items():
+            conn.execute(
+                sa.text(
+                    "INSERT INTO inspections (id, server_id, at, ok, error, duration_s) "
+                    "VALUES (:id, 1, :at, :ok, 'refused', 0.5)"
+                ),
+                {"id": inspection_id, "at": at, "ok": False},
+            )
+        conn.execute(
+            sa.text(
+                "INSERT INTO registry_entries (name, version, status, published_at, server_json, outcome, "
+                "seen_at) VALUES ('demo', '1.0.0', 'active', :published, '{}', 'ok', :seen)"
+            ),
+            {"published": "2026-11-01T00:00:00+00:00", "seen": "2026-11-29T18:00:00-05:00"},
+        )
+        conn.execute(
+            sa.text(
+                "INSERT INTO api_tokens (id, name, scope, secret_sha256, created_at, last_used_at) "
+                "VALUES ('0123456789ab', 'ci', '*', 'x', :created, :used)"
+            ),
+            {"created": "2026-11-29T18:00:00+00:00", "used": "2026-11-29T20:00:00.5-02:00"},
+        )
+    engine.dispose()
+
+    def stored() -> dict[str, object]:
+        with store_engine(store).connect() as conn:
+            return {
+                "created": conn.execute(sa.text("SELECT created_at FROM servers")).scalar_one(),
+                "entry": tuple(
+                    conn.execute(sa.text("SELECT published_at, seen_at FROM registry_entries")).one()
+                ),
+                "token": tuple(
+                    conn.execute(sa.text("SELECT created_at, revoked_at, last_used_at FROM api_tokens")).one()
+                ),
+            }
+
+    with open_store(registry_url) as store:
+        store_engine(store)  # opening the schema runs the migrations it has not had
+        assert [i.at for i in store.inspections("demo")] == [
+            "2026-11-29T18:50:00Z",
+            "2026-11-29T18:45:00Z",
+            "2026-11-29T18:30:00Z",
+            "2026-11-29T18:00:00Z",
+        ]
+        assert store.servers()[0].last_inspected_at == "2026-11-29T18:50:00Z"
+        migrated = stored()
+        assert migrated == {
+            "created": "2026-11-29T17:00:00.250000Z",  # the microsecond columns keep their fraction
+            "entry": ("2026-11-01T00:00:00+00:00", "2026-11-29T23:00:00Z"),  # the registry's own text stays
+            "token": ("2026-11-29T18:00:00Z", None, "2026-11-29T22:00:00Z"),
+        }
+        # Run again (as if its record were lost): what it rewrote is in the Z form and stays as it is.
+        with store_engine(store).begin() as conn:
+            conn.execute(sa.text("DELETE FROM schema_migrations"))
+    with open_store(registry_url) as store:
+        store_engine(store)
+        assert stored() == migrated
+        assert [i.at for i in store.inspections("demo")][-1] == "2026-11-29T18:00:00Z"
