@@ -75,7 +75,8 @@ class Wire:
     def _response(self, request_id: Any) -> dict[str, Any] | None:
         for message in reversed(self.received):
             if message.get("id") == request_id and "method" not in message:
-                return message
+                response: dict[str, Any] = message
+                return response
         return None
 
     def result_since(self, mark: int, method: str) -> Any:

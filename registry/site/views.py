@@ -81,10 +81,10 @@ def _tool_views(server: ServerData, slugs: Sequence[str]) -> list[dict[str, Any]
                 "input_json": pretty_json(tool.get("inputSchema")),
                 "output_json": pretty_json(tool.get("outputSchema")),
                 "score": {
-                    "total": _score_number((card or {}).get("total")),
+                    "total": _score_number(card.get("total")),
                     "tier": _tier_of(card),
-                    "smells": [DIMENSION_LABELS.get(s, as_text(s)) for s in (card or {}).get("smells") or []],
-                    "flags": [as_text(s) for s in (card or {}).get("flags") or []],
+                    "smells": [DIMENSION_LABELS.get(s, as_text(s)) for s in card.get("smells") or []],
+                    "flags": [as_text(s) for s in card.get("flags") or []],
                     "dimensions": _dimension_rows(card),
                 }
                 if card

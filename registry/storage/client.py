@@ -91,7 +91,7 @@ class RegistryClient:
         write: bool = False,
         headers: dict[str, str] | None = None,
         **kwargs: Any,
-    ) -> Any:
+    ) -> dict[str, Any]:
         import httpx
 
         if "json" in kwargs:
@@ -122,14 +122,14 @@ class RegistryClient:
         response = with_retries(send, _BACKOFF, on_result=_unavailable)
         return self._answer(response)
 
-    def _answer(self, response: httpx.Response) -> Any:
+    def _answer(self, response: httpx.Response) -> dict[str, Any]:
         try:
             body = response.json()
         except ValueError:
             body = None
         if response.is_success:
-            if body is None:
-                raise RegistryError(f"{response.url} answered {response.status_code} without JSON")
+            if not isinstance(body, dict):  # every endpoint of the service answers a JSON object
+                raise RegistryError(f"{response.url} answered {response.status_code} without a JSON object")
             return body
         error = (body or {}).get("error") if isinstance(body, dict) else None
         message = error.get("message") if isinstance(error, dict) else response.text[:200]
@@ -184,7 +184,8 @@ class RegistryClient:
         return self._request("GET", _server_path(server))
 
     def versions(self, server: str) -> list[dict[str, Any]]:
-        return self._request("GET", _server_path(server) + "/versions")["versions"]
+        versions: list[dict[str, Any]] = self._request("GET", _server_path(server) + "/versions")["versions"]
+        return versions
 
     def compatibility(
         self, server: str, snapshot: dict[str, Any], version: str | None = None

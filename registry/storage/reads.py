@@ -137,7 +137,8 @@ class StoreReads(Database):
         """
         digest = self.version_digest(server, version)
         (row,) = self._query(_SQL_SNAPSHOT, server_id=self._server_id(server), digest=digest)
-        return _stored_json(row["snapshot"])
+        snapshot: dict[str, Any] = _stored_json(row["snapshot"])
+        return snapshot
 
     def latest_version(self, server: str) -> VersionRecord | None:
         """The latest version of ``server`` with its snapshot; None when it has none or is not recorded.

@@ -14,7 +14,7 @@ import re
 import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError, ProgrammingError
@@ -81,7 +81,7 @@ def _sha256(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-def _record(row: sa.Row) -> TokenRecord:
+def _record(row: sa.Row[Any]) -> TokenRecord:
     return TokenRecord(
         id=row.id,
         name=row.name,

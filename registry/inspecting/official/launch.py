@@ -106,7 +106,7 @@ def select_entries(
             older.append(entry)
     chosen.extend(latest.values())
 
-    def order(e: RegistryEntry) -> tuple:
+    def order(e: RegistryEntry) -> tuple[str, Any, str]:
         return (e.name, semver_key(e.version or "") or (), e.version or "")
 
     return sorted(chosen, key=order), sorted(older, key=order)
