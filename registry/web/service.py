@@ -541,7 +541,7 @@ class _Site:
     def _rebuild(
         self, store: Any, summaries: list[Any], scored: set[str]
     ) -> tuple[dict[str, tuple[Any, Any]], Mapping[str, bytes]]:
-        from registry.commands.report import server_data
+        from registry.site.server_data import server_data
         from registry.site.render import render_site
 
         records = {}
