@@ -17,7 +17,8 @@ from registry.core.snapshot import SNAPSHOT_FORMAT, compute_digest
 from registry.storage.client import RegistryClient
 from registry.storage.store import Recorded, SubmissionKey, open_store
 from registry.storage.tokens import open_tokens
-from registry.web.service import ENDPOINTS, create_app
+from registry.web.app import create_app
+from registry.web.openapi import ENDPOINTS
 
 SERVER = "acme-notes"
 

@@ -14,7 +14,7 @@ from starlette.testclient import TestClient
 from registry.core.limits import Limits
 from registry.core.snapshot import compute_digest
 from registry.storage.store import open_store
-from registry.web.service import create_app
+from registry.web.app import create_app
 from tests.registry.test_serve import SERVER, error_code, make_snapshot, submit
 
 SMALL = Limits(max_tools=3, max_schema_bytes=2_000, max_schema_depth=8, max_description_chars=500)
