@@ -15,11 +15,15 @@ from registry.core.limits import Limits
 from registry.core.names import server_name_problem
 from registry.core.snapshot import parse_snapshot, server_version, snapshot_schema
 from registry.core.strict_json import MAX_JSON_DEPTH, JSONValueError, check_json
+from registry.diffing.rules import LEVELS
 from registry.web.errors import ApiError
+from scoring.arithmetic import TIERS
 
 _MAX_LABEL = 128
-TIER_LETTERS: tuple[str, ...] = ("A", "B", "C", "D", "F")
-FAIL_ON: tuple[str, ...] = ("breaking", "warning", "info")
+# The letters a server list may be filtered by: the scorer's tiers, best first, then F below them all.
+TIER_LETTERS: tuple[str, ...] = (*(letter for letter, _ in TIERS), "F")
+# The change levels a compatibility check may fail on, most severe first.
+FAIL_ON: tuple[str, ...] = tuple(reversed(LEVELS))
 
 # The body of POST .../inspections; a bare snapshot document is accepted as shorthand for ok=true.
 SUBMISSION_SCHEMA: dict[str, Any] = {
