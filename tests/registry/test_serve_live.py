@@ -469,7 +469,7 @@ def test_open_registry_gives_the_store_interface_over_http(sqlite_service) -> No
             duration_s=0.2,
         )
         assert recorded.new_version and recorded.version == "7.0.0" and recorded.server == "acme-iface"
-        assert registry.core.snapshot("acme-iface")["digest"] == variant(7, "7.0.0")["digest"]
+        assert registry.snapshot("acme-iface")["digest"] == variant(7, "7.0.0")["digest"]
         summary = next(s for s in registry.servers() if s.name == "acme-iface")
         assert summary.latest_version == "7.0.0" and summary.version_count == 1 and summary.last_ok is True
 
