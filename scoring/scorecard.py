@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
+from functools import cache
+from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 from scoring import lints
@@ -178,3 +182,16 @@ def score_snapshot(snapshot: dict[str, Any]) -> dict[str, Any]:
         "server_score": server_score,
         "findings": sorted(findings, key=_finding_order),
     }
+
+
+@cache
+def scorer_key() -> str:
+    """Names this scorer: ``mcpdex <version>+<hash of the scoring package's sources>``."""
+    digest = hashlib.sha256()
+    for path in sorted(Path(__file__).resolve().parent.glob("*.py")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    try:
+        version = metadata.version("mcpdex")
+    except metadata.PackageNotFoundError:
+        version = "0"
+    return f"mcpdex {version}+{digest.hexdigest()[:16]}"

@@ -1,9 +1,10 @@
 """The layers are a rule, checked here: which package may import which.
 
 Every import statement counts, at module level or inside a function, because a lazy import still
-ties the two together. The pure core (the snapshot model, the diff, the gate, the scorer, the site)
-imports neither the MCP SDK, a database driver, an HTTP client nor the CLI framework, and importing
-it in a fresh interpreter loads none of them.
+ties the two together; only imports under ``if TYPE_CHECKING:`` do not, as they load nothing. The
+pure core (the snapshot model, the diff, the gate, the scorer, the site) imports neither the MCP
+SDK, a database driver, an HTTP client nor the CLI framework, and importing it in a fresh
+interpreter loads none of them.
 """
 
 from __future__ import annotations
@@ -64,9 +65,24 @@ def _modules(package: str) -> Iterator[tuple[str, Path]]:
         yield ".".join(parts), path
 
 
+def _type_only(tree: ast.AST) -> set[int]:
+    """The ids of the import nodes under ``if TYPE_CHECKING:``: they name a type, load nothing."""
+    return {
+        id(inner)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+        for statement in node.body
+        for inner in ast.walk(statement)
+    }
+
+
 def _imports(module: str, path: Path) -> Iterator[tuple[str, int]]:
-    """Every module name an import statement in ``path`` names, with its line."""
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+    """Every module name an import statement in ``path`` names, with its line (type-only ones aside)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    type_only = _type_only(tree)
+    for node in ast.walk(tree):
+        if id(node) in type_only:
+            continue
         if isinstance(node, ast.Import):
             for alias in node.names:
                 yield alias.name, node.lineno
@@ -107,9 +123,14 @@ def test_import_contract(package: str, forbidden: tuple[str, ...], why: str) -> 
 def test_the_contracts_catch_a_violation(tmp_path: Path) -> None:
     # The checker itself: a lazy import of the CLI framework inside a function is found.
     module = tmp_path / "probe_module.py"
-    module.write_text("def f():\n    import click.testing\n    from registry.commands import score\n")
+    module.write_text(
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n    import sqlalchemy\n"
+        "def f():\n    import click.testing\n    from registry.commands import score\n"
+    )
     names = [name for name, _ in _imports("probe_module", module)]
     assert "click.testing" in names and "registry.commands.score" in names
+    assert "sqlalchemy" not in names
 
 
 def test_every_registry_module_belongs_to_a_layer() -> None:

@@ -16,11 +16,8 @@ from registry.commands._target import target_options
 from registry.core.templating import counted
 
 if TYPE_CHECKING:
-    from registry.site.model import ServerData
-    from registry.storage.store import Store
+    from registry.site.model import ServerData, VersionEntry
 
-# Inspections listed on a server page; older ones stay in the registry.
-_INSPECTIONS_SHOWN = 20
 # Below this many servers per worker, starting worker processes costs more than it saves.
 _MIN_SERVERS_PER_JOB = 25
 _SERVERS_PER_CHUNK = 10
@@ -145,11 +142,13 @@ def _render_batch(
     url: str, template_dir: str | None, root: str, batch: list[tuple[str, str]]
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """Judge, render and write a list of servers; returns their index rows and the files written."""
+    from registry.site.server_data import server_data
     from registry.site.views import summary_row
     from registry.site.writer import render_server_files
     from registry.storage.store import open_store
 
-    rows, paths = [], []
+    rows: list[dict[str, Any]] = []
+    paths: list[str] = []
     with open_store(url) as store:
         for name, slug in batch:
             data = server_data(store, name)
@@ -228,55 +227,6 @@ def _cpu_count() -> int:
         return os.cpu_count() or 1
 
 
-def server_data(
-    store: Store, name: str, version: str | None = None, *, stored_scores_only: bool = False
-) -> ServerData:
-    """A server's record from the store, judged: diffs between its versions and a scorecard of one.
-
-    The scorecard stored with the version is used when there is one; otherwise the version is scored
-    here, unless ``stored_scores_only`` (the service, whose requests never score) leaves it unscored.
-    """
-    from registry.core.errors import NotFoundError
-    from registry.core.profile import page_profile
-    from registry.diffing.diff import diff_history
-    from registry.site.model import ServerData, VersionEntry
-    from registry.storage.scores import stored_scorecard
-    from scoring import score_snapshot
-
-    records = store.versions(name)
-    if version is not None:
-        found = [index for index, record in enumerate(records) if version in (record.label, record.digest)]
-        if not found:
-            known = ", ".join(record.label for record in records[-10:]) or "none"
-            raise NotFoundError(f"{name}@{version} is not in the registry; known versions: {known}")
-        records = records[: found[0] + 1]
-    versions: list[VersionEntry] = []
-    histories = diff_history([record.snapshot for record in records])
-    for record, changes in zip(records, histories, strict=True):
-        versions.append(
-            {
-                "label": record.label,
-                "digest": record.digest,
-                "first_seen": record.first_seen,
-                "last_seen": record.last_seen,
-                "changes": [dict(change) for change in changes],
-            }
-        )
-    snapshot = records[-1].snapshot if records else {}
-    scorecard = stored_scorecard(store, name, records[-1].digest) if records else None
-    if scorecard is None and records and not stored_scores_only:
-        scorecard = score_snapshot(snapshot)
-    return ServerData(
-        name=name,
-        snapshot=snapshot,
-        versions=versions,
-        scorecard=scorecard,
-        inspections=[dict(vars(item)) for item in store.inspections(name, limit=_INSPECTIONS_SHOWN)],
-        profile=page_profile(snapshot, store.profile(name, records[-1].label)) if records else None,
-        registry=[dict(vars(entry)) for entry in store.registry_entries(name)] or None,
-    )
-
-
 def render_one(
     target: dict[str, Any], *, fmt: str, since: str | None, registry_url: str | None, template_dir: str | None
 ) -> str:
@@ -311,6 +261,7 @@ def _from_registry(target: dict[str, Any], registry_url: str | None) -> ServerDa
     """``SERVER`` or ``SERVER@VERSION`` recorded in the registry, with its history; None otherwise."""
     from registry.commands.sources import split_server_spec
     from registry.core.paths import resolve_registry_url
+    from registry.site.server_data import server_data
     from registry.storage.store import open_store
 
     spec = _single_spec(target)
@@ -347,7 +298,7 @@ def _standalone(
     from registry.site.model import ServerData
     from scoring import score_snapshot
 
-    def entry(snap: dict[str, Any], changes: list[dict[str, Any]]) -> dict[str, Any]:
+    def entry(snap: dict[str, Any], changes: list[dict[str, Any]]) -> VersionEntry:
         return {
             "label": server_version(snap),
             "digest": snap.get("digest"),

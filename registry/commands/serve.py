@@ -67,7 +67,7 @@ def serve(
     import uvicorn
 
     from registry.core.limits import Limits
-    from registry.web.service import create_app
+    from registry.web.app import create_app
 
     if registry_url and registry_url.startswith(("http://", "https://")):
         raise UsageError(
@@ -79,7 +79,7 @@ def serve(
         registry_url,
         template_dir=template_dir,
         max_body_bytes=max_body,
-        limits=Limits.from_env(**limits),
+        limits=Limits.from_env(None, **limits),
         score_budget_s=score_budget,
     )
     click.echo(f"mcpdex: serving the registry on http://{host}:{port}/ (API: /api/openapi.json)", err=True)

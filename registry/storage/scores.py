@@ -8,13 +8,10 @@ limits is not scored; its row says which limit, so nothing retries it on every p
 
 from __future__ import annotations
 
-import hashlib
 import multiprocessing
 from concurrent.futures import Future, ProcessPoolExecutor
 from functools import cache
-from importlib import metadata
 from itertools import islice
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from registry.core.limits import Limits
@@ -24,27 +21,13 @@ if TYPE_CHECKING:
     from registry.storage.store import Store
 
 
-@cache
-def scorer_key() -> str:
-    """Names this scorer: ``mcpdex <version>+<hash of the scoring package's sources>``."""
-    import scoring
-
-    digest = hashlib.sha256()
-    for path in sorted(Path(scoring.__file__).resolve().parent.glob("*.py")):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
-    try:
-        version = metadata.version("mcpdex")
-    except metadata.PackageNotFoundError:
-        version = "0"
-    return f"mcpdex {version}+{digest.hexdigest()[:16]}"
-
-
 def score_and_store(
     store: Store, server: str, digest: str, snapshot: dict[str, Any], limits: Limits
 ) -> StoredScore:
     """Score ``server``'s version ``digest`` (unless it is past ``limits``) and store the result."""
     from registry.storage.records import StoredScore
     from scoring import score_snapshot
+    from scoring.scorecard import scorer_key
 
     violation = next(islice(limits.violations(snapshot), 1), None)
     if violation is not None:
@@ -64,12 +47,6 @@ def score_and_store(
     return StoredScore(scorecard, None)
 
 
-def stored_scorecard(store: Store, server: str, digest: str) -> dict[str, Any] | None:
-    """The scorecard stored for ``server``'s version ``digest`` by this scorer, None when there is none."""
-    stored = store.stored_score(server, digest, scorer_key())
-    return stored.scorecard if stored is not None else None
-
-
 @cache
 def _child_store(url: str) -> Store:
     from registry.storage.store import open_store
@@ -79,6 +56,8 @@ def _child_store(url: str) -> Store:
 
 def _score_recorded(url: str, server: str, digest: str, limits: Limits) -> None:
     """In the scoring process: score a recorded version read from the registry at ``url``, once."""
+    from scoring.scorecard import scorer_key
+
     store = _child_store(url)
     if store.stored_score(server, digest, scorer_key()) is None:
         score_and_store(store, server, digest, store.snapshot(server, digest), limits)

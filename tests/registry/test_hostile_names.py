@@ -98,7 +98,8 @@ def test_an_explicit_bad_name_is_refused_before_the_server_is_started(tmp_path: 
 def test_the_store_and_the_service_share_one_name_rule() -> None:
     from registry.core.errors import RegistryError
     from registry.storage.store import open_store
-    from registry.web.service import ApiError, check_server_name
+    from registry.web.errors import ApiError
+    from registry.web.validation import check_server_name
 
     for bad in ("../../../evil\x1b[2J", "a\nb", "name\n", "..", "acme/versions", " lead", "trail "):
         assert server_name_problem(bad) is not None, bad

@@ -18,7 +18,8 @@ from registry.storage.client import RegistryClient
 from registry.storage.records import Recorded, SubmissionKey
 from registry.storage.store import open_store
 from registry.storage.tokens import open_tokens
-from registry.web.service import ENDPOINTS, create_app
+from registry.web.app import create_app
+from registry.web.openapi import ENDPOINTS
 from tests.conftest import make_snapshot as snapshot_with
 
 SERVER = "acme-notes"

@@ -14,7 +14,7 @@ from starlette.testclient import TestClient
 from registry.core.limits import Limits
 from registry.core.snapshot import compute_digest
 from registry.storage.store import open_store
-from registry.web.service import create_app
+from registry.web.app import create_app
 from tests.registry.test_serve import SERVER, error_code, make_snapshot, submit
 
 SMALL = Limits(max_tools=3, max_schema_bytes=2_000, max_schema_depth=8, max_description_chars=500)
@@ -189,9 +189,9 @@ def test_a_version_recorded_by_the_cli_is_scored_by_the_background_job(registry_
         time.sleep(1.1)  # the list is reused for a second
         assert client.get("/api/servers").json()["servers"][0]["score"]["tier"] == tier
     with open_store(registry_url) as reopened:
-        from registry.storage.scores import stored_scorecard
+        from scoring.scorecard import scorer_key
 
-        assert stored_scorecard(reopened, SERVER, snapshot["digest"]) == response.json()
+        assert reopened.stored_score(SERVER, snapshot["digest"], scorer_key()).scorecard == response.json()
 
 
 def test_a_scoring_past_its_budget_is_stopped_and_the_version_noted_unscored(registry_url) -> None:

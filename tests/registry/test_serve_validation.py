@@ -417,7 +417,7 @@ def test_keys_recorded_before_they_were_scoped_are_migrated_and_honoured_for_the
 ) -> None:
     from starlette.testclient import TestClient
 
-    from registry.web.service import create_app
+    from registry.web.app import create_app
 
     with TestClient(create_app(registry_url)) as client:
         first = submit(client, secrets["acme"], make_snapshot("1.0.0"), key="ci-build-1234")
@@ -460,11 +460,12 @@ def test_the_docs_give_an_example_of_every_4xx_the_service_answers() -> None:
     from pathlib import Path
 
     import registry.core.strict_json
-    import registry.web.service
+    import registry.web
 
     docs = (Path(__file__).resolve().parents[2] / "docs" / "http-service.md").read_text(encoding="utf-8")
     errors = docs.split("\n## Errors\n", 1)[1].split("\n## ", 1)[0]
-    service = Path(registry.web.service.__file__).read_text(encoding="utf-8")
+    modules = sorted(Path(registry.web.__file__).parent.glob("*.py"))
+    service = "\n".join(module.read_text(encoding="utf-8") for module in modules)
     answered = set(re.findall(r'ApiError\(\s*(4\d\d),\s*"([a-z_]+)"', service))
     strict = Path(registry.core.strict_json.__file__).read_text(encoding="utf-8")
     answered |= {("422", code) for code in re.findall(r'JSONValueError\(\s*"([a-z_]+)"', strict)}
