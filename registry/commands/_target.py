@@ -7,11 +7,14 @@ Use ``@target_options`` on a click command and pass its keyword arguments on to
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from registry.core.errors import UsageError
+
+if TYPE_CHECKING:
+    from registry.inspecting.targets import Target
 
 TRANSPORT_CHOICES = ("stdio", "http", "streamable-http", "sse")
 
@@ -81,7 +84,7 @@ def target_from_options(
     config: str | None = None,
     server: str | None = None,
     **_ignored: Any,
-):
+) -> Target:
     """The Target the options describe (a ``registry.inspecting.targets.Target``)."""
     from registry.inspecting.targets import Target, config_target
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -496,7 +497,7 @@ def _progress(total: int) -> Any:
     from contextlib import contextmanager
 
     @contextmanager
-    def bar():
+    def bar() -> Iterator[Callable[[CrawlResult], object]]:
         if sys.stderr.isatty():
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 

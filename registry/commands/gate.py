@@ -153,7 +153,7 @@ def check(
 
     current = snapshot_from_options(**target)
     if baseline_file:
-        old = load_snapshot(baseline_file) if os.path.isfile(baseline_file) else None
+        old = dict(load_snapshot(baseline_file)) if os.path.isfile(baseline_file) else None
         origin = baseline_file
     else:
         old, origin = _registry_baseline(registry_url, against, current)  # type: ignore[arg-type]
@@ -232,6 +232,10 @@ def _record(url: str, against: str | None, current: dict[str, Any]) -> None:
     from registry.storage.client import open_registry
 
     name = split_server_spec(against)[0] if against else (current.get("server") or {}).get("name")
+    if not isinstance(name, str):
+        from registry.core.errors import UsageError
+
+        raise UsageError("the server names itself nowhere (no serverInfo.name); pass --against NAME")
     with open_registry(url) as store:
         store.record_inspection(
             current,

@@ -76,8 +76,9 @@ def inspect(
         from registry.storage.client import open_registry
 
         open_registry(registry_url).close()
-        if name or target_obj.name:
-            _check_name(name or target_obj.name)
+        chosen = name or target_obj.name
+        if chosen:
+            _check_name(chosen)
     started_at = utc_now()
     started = time.perf_counter()
     deadline = time.monotonic() + target["timeout"]
@@ -197,7 +198,8 @@ def _before(until: float, work: Callable[[], _T]) -> _T | None:
     done, value = pickle.loads(b"".join(chunks))
     if not done:
         raise value
-    return value
+    result: _T = value
+    return result
 
 
 def _left_out(what: str, timeout: float, instead: str) -> None:

@@ -108,6 +108,7 @@ def probe(
             recorded = store.record_inspection(
                 snapshot, server=key, ok=True, error=None, started_at=started_at, duration_s=inspected_in
             )
+            assert recorded.version is not None  # a recorded snapshot always gets a version label
             store.save_profile(recorded.server, recorded.version, profile)
         click.echo(f"saved the profile of {recorded.server}@{recorded.version}", err=True)
     if fmt == "json":

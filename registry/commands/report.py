@@ -250,7 +250,7 @@ def _single_spec(target: dict[str, Any]) -> str | None:
 
     An executable file is a server to start (``-- ./server``), never a snapshot to read.
     """
-    argv = list(target["argv"])
+    argv: list[str] = list(target["argv"])
     live_only = target["config"] or target["env"] or target["cwd"] or target["header"] or target["transport"]
     if len(argv) != 1 or live_only or (os.path.isfile(argv[0]) and os.access(argv[0], os.X_OK)):
         return None

@@ -101,7 +101,8 @@ class Wire:
                 if request.get("method") == method:
                     response = self._response(request.get("id"))
                     if response and isinstance(response.get("result"), dict):
-                        return response["result"]
+                        result: dict[str, Any] = response["result"]
+                        return result
         return None
 
     def stream_problems(self) -> list[dict[str, str]]:

@@ -77,7 +77,7 @@ def _camel_keys(value: Any, *, keep: frozenset[str] = frozenset()) -> Any:
 
 def normalise_server(document: dict[str, Any]) -> dict[str, Any]:
     """A server.json of any dated schema, with the 2025-12-11 field names (the reference's rename table)."""
-    server = _camel_keys(document)
+    server: dict[str, Any] = _camel_keys(document)
     detail = server.pop("versionDetail", None)
     if isinstance(detail, dict) and "version" not in server:
         server["version"] = detail.get("version")
