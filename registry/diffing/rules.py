@@ -5,6 +5,8 @@ a change is reported with, and an example pair (old, new) that must produce it. 
 is generated from this table (``mcpdex rules --write docs/rules.md``) and the tests diff every
 example. Schema rules come in twins: an input schema is what clients send (narrowing breaks them),
 an output schema is what they receive (widening breaks them).
+
+The table is over 600 lines on purpose: one row per rule, read top to bottom in one place.
 """
 
 from __future__ import annotations

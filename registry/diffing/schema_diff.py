@@ -6,14 +6,13 @@ Both sides arrive normalised (``registry.diffing.normalize``). Pure.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Any
 
 from common.canonical import canonical_json
-from registry.diffing.changes import ChangeBuilder, json_pointer, schema_subject, short_value, text_change
-from registry.diffing.normalize import origin
-from registry.diffing.rules import rule
-from registry.diffing.witness import NOT_FOUND, Side, edges, find, samples
+from registry.diffing.changes import schema_subject, short_value, text_change
+from registry.diffing.comparison import NEW, OLD, SchemaComparison
+from registry.diffing.witness import edges, samples
 
 # Numeric bounds: for "upper" keywords a smaller value is stricter, for "lower" ones a larger.
 _UPPER_BOUNDS = ("maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties", "maxContains")
@@ -48,104 +47,6 @@ _COMPOSITIONS = {
     "allOf": ("all-of-member-added", "all-of-member-removed"),
 }
 _JSON_TYPES = frozenset({"string", "number", "integer", "boolean", "object", "array", "null"})
-_ANY_OBJECT = {"type": "object"}
-
-_OLD, _NEW = 0, 1
-
-
-class SchemaComparison:
-    """One schema comparison: the tool, the area and rule-id prefix, and both sides' schemas.
-
-    Each side is held three ways: normalised (what the judges compare), its origins (to show a
-    value as the server sent it) and as sent (what a witness is confirmed against).
-    """
-
-    def __init__(
-        self, out: ChangeBuilder, tool: str, area: str, old: dict[str, Any], new: dict[str, Any]
-    ) -> None:
-        self.out, self.tool, self.area = out, tool, area
-        self.prefix = "input" if area == "inputSchema" else "output"
-        self.roots = (old[area], new[area])
-        self.origins = (old["origins"], new["origins"])
-        sent = [old["sent"][area], new["sent"][area]]
-        if area == "inputSchema":  # a tool without an input schema takes any arguments object
-            sent = [_ANY_OBJECT if schema is None else schema for schema in sent]
-        self._sent = sent
-        self._sides: list[Side | None] = [None, None]
-        # a judge that asks whether a witness exists then reports the change searches once
-        self._found: dict[tuple[str, str, str, str], Any] = {}
-
-    def side(self, index: int) -> Side:
-        if self._sides[index] is None:
-            self._sides[index] = Side(self._sent[index])
-        return self._sides[index]  # type: ignore[return-value]
-
-    def shown(self, index: int, value: Any) -> Any:
-        """``value`` as the server sent it, when it is a normalised subschema of that side."""
-        return origin(self.origins[index], value) if isinstance(value, dict) else value
-
-    def sent(self, index: int, node: Any, keyword: str, value: Any) -> Any:
-        """The value of ``keyword`` at a normalised ``node`` as the server sent it (else ``value``)."""
-        raw = self.shown(index, node)
-        if raw is not node and isinstance(raw, dict) and keyword in raw:
-            return raw[keyword]
-        return self.shown(index, value)
-
-    def add(
-        self,
-        name: str,
-        segments: list[Any],
-        before: Any = None,
-        after: Any = None,
-        *,
-        detail: str = "",
-        subject_at: list[Any] | None = None,
-        key: str = "",
-        node: tuple[list[Any], list[Any]] | None = None,
-        candidates: Sequence[Any] = (),
-    ) -> None:
-        """Report a change; for a rule that claims a break, with its witness found from ``node`` (the
-        node's path on each side) and ``candidates`` (values to try there before the node's probes)."""
-        rule_id = f"{self.prefix}-{name}"
-        row = rule(rule_id)
-        witness = self.witness(rule_id, node, candidates)
-        subject = schema_subject(self.area, subject_at if subject_at is not None else segments)
-        self.out.add(
-            rule_id,
-            tool=self.tool,
-            segments=segments,
-            before=self.shown(_OLD, before),
-            after=self.shown(_NEW, after),
-            detail=detail,
-            subject=subject,
-            key=key,
-            witness=witness,
-            unproved=witness is NOT_FOUND and bool(row.witness) and row.level == "breaking",
-        )
-
-    def witness(
-        self, rule_id: str, node: tuple[list[Any], list[Any]] | None, candidates: Sequence[Any]
-    ) -> Any:
-        """The witness of a rule that carries one (``NOT_FOUND`` if none is found, or the rule has none)."""
-        kind = rule(rule_id).witness
-        if not kind or node is None:
-            return NOT_FOUND
-        key = (rule_id, json_pointer(node[0]), json_pointer(node[1]), repr(candidates))
-        if key not in self._found:
-            accepting = _OLD if kind == "call" else _NEW
-            self._found[key] = find(
-                self.side(accepting),
-                self.side(1 - accepting),
-                self.roots[accepting],
-                node[accepting],
-                candidates,
-            )
-        return self._found[key]
-
-    def has_witness(
-        self, rule_id: str, node: tuple[list[Any], list[Any]], candidates: Sequence[Any] = ()
-    ) -> bool:
-        return self.witness(rule_id, node, candidates) is not NOT_FOUND
 
 
 def diff_schema(
@@ -278,7 +179,7 @@ def _judge_node(
         keywords - {"properties", "required", "type", "nullable", "enum", "additionalProperties"}
     ):
         before, after = old.get(keyword), new.get(keyword)
-        shown = (ctx.sent(_OLD, old, keyword, before), ctx.sent(_NEW, new, keyword, after))
+        shown = (ctx.sent(OLD, old, keyword, before), ctx.sent(NEW, new, keyword, after))
         here = [*new_at, keyword]
         if keyword in _UPPER_BOUNDS or keyword in _LOWER_BOUNDS:
             _judge_bound(ctx, at, keyword, before, after, shown)
@@ -320,15 +221,15 @@ def _diff_alternatives(
     added (a widening) or removed (a narrowing). Documentation on the composition counts as the
     paired alternative's own.
     """
-    many_side = _NEW if _whole(new) else _OLD
-    many, single = (new, old) if many_side == _NEW else (old, new)
+    many_side = NEW if _whole(new) else OLD
+    many, single = (new, old) if many_side == NEW else (old, new)
     keyword = _whole(many)
     assert keyword is not None
     docs = {key: value for key, value in many.items() if key != keyword}
     branches = many[keyword]
     removed_rule = _COMPOSITIONS[keyword][1]
-    many_at = new_at if many_side == _NEW else old_at
-    if many_side == _NEW and single not in branches and any(_subsumes(b, single) for b in branches):
+    many_at = new_at if many_side == NEW else old_at
+    if many_side == NEW and single not in branches and any(_subsumes(b, single) for b in branches):
         # An alternative that accepts every value of the old schema (an open object for an object):
         # nothing the old schema accepted is lost, and each alternative is one the new schema adds.
         for index, branch in enumerate(branches):
@@ -337,7 +238,7 @@ def _diff_alternatives(
         return
     index = _closest(single, branches)
     paired = {**docs, **branches[index]} if isinstance(branches[index], dict) else branches[index]
-    if many_side == _NEW:
+    if many_side == NEW:
         diff_schema(ctx, single, paired, old_at, [*new_at, keyword, index])
     else:
         diff_schema(ctx, paired, single, [*old_at, keyword, index], new_at)
@@ -345,7 +246,7 @@ def _diff_alternatives(
         if other == index:
             continue
         here = [*many_at, keyword, other]
-        if many_side == _NEW:
+        if many_side == NEW:
             _branch_added(ctx, keyword, here, branch, new_at, (old_at, here))
         else:
             ctx.add(
@@ -370,7 +271,7 @@ def _branch_added(
     added_rule = _COMPOSITIONS[keyword][0]
     key = canonical_json(branch)
     if keyword == "oneOf" and ctx.prefix == "input":
-        olds = samples(_at(ctx.roots[_OLD], node[0]))
+        olds = samples(_at(ctx.roots[OLD], node[0]))
         news = samples(branch)
         both = [
             {**old, **new} for old in olds for new in news if isinstance(old, dict) and isinstance(new, dict)
@@ -480,8 +381,8 @@ def _judge_type(ctx: SchemaComparison, at: _Node, old: dict[str, Any], new: dict
     old_all = old_types if old_types is not None else set(_JSON_TYPES)
     new_all = new_types if new_types is not None else set(_JSON_TYPES)
     wider, narrower = _covers(new_all, old_all), _covers(old_all, new_all)
-    shown_before = ctx.sent(_OLD, old, "type", before) if before is not None else "any"
-    shown_after = ctx.sent(_NEW, new, "type", after) if after is not None else "any"
+    shown_before = ctx.sent(OLD, old, "type", before) if before is not None else "any"
+    shown_after = ctx.sent(NEW, new, "type", after) if after is not None else "any"
     if wider and narrower:
         return  # the same set of values, spelled differently
     name = "type-widened" if wider else "type-narrowed" if narrower else "type-changed"
@@ -554,7 +455,7 @@ def _judge_bound(
             else ("bound-removed" if after is None else "bound-relaxed")
         )
         node = at[0] if ctx.prefix == "input" else at[1]
-        schema = _at(ctx.roots[_OLD if ctx.prefix == "input" else _NEW], node)
+        schema = _at(ctx.roots[OLD if ctx.prefix == "input" else NEW], node)
         # the values around either bound, of the reading side's kind, hold the witness if there is one
         candidates = [*edges(schema, keyword, before), *edges(schema, keyword, after)]
         if ctx.has_witness(f"{ctx.prefix}-{name}", at, candidates):
@@ -576,8 +477,8 @@ def _judge_additional(ctx: SchemaComparison, at: _Node, old: dict[str, Any], new
     old_at, new_at = at
     here = [*new_at, "additionalProperties"]
     shown = (
-        ctx.sent(_OLD, old, "additionalProperties", True if before is None else before),
-        ctx.sent(_NEW, new, "additionalProperties", True if after is None else after),
+        ctx.sent(OLD, old, "additionalProperties", True if before is None else before),
+        ctx.sent(NEW, new, "additionalProperties", True if after is None else after),
     )
     if after is False:
         ctx.add("additional-properties-closed", here, *shown, subject_at=new_at, node=at)
