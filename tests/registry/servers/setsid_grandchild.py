@@ -1,8 +1,10 @@
 """Starts a grandchild that calls setsid() (leaving the server's process group) and sleeps; its pid
 goes to the file named by argv[1]. Then serves one tool."""
 
+import os
 import subprocess
 import sys
+import time
 
 from rawserver import serve, tool
 
@@ -35,4 +37,11 @@ subprocess.Popen(
     stdout=subprocess.DEVNULL,
     stderr=subprocess.DEVNULL,
 )
+# Serve only once both grandchildren are running and have named themselves, so that the inspection
+# cannot end (and kill them) before the test can know their pids.
+deadline = time.monotonic() + 10
+while not all(os.path.exists(path) and os.path.getsize(path) for path in (pid_file, pid_file + ".2")):
+    if time.monotonic() > deadline:
+        sys.exit("the grandchildren never wrote their pids")
+    time.sleep(0.01)
 serve([tool("ping")])
