@@ -53,6 +53,39 @@ def fingerprint(rule_id: str, tool: str | None, path: str, detail: str = "") -> 
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
 
+def table_change(
+    rule_id: str,
+    *,
+    tool: str | None,
+    path: str,
+    before: Any,
+    after: Any,
+    shown: tuple[str, str],
+    detail: str,
+    key: str,
+    level: str | None = None,
+    where: str | None = None,
+) -> Change:
+    """A Change judged outside the schema diff (by the gate, or the context cost), its level, area,
+    where and message from the rule table; ``shown`` is (before, after) as the message prints them
+    and ``key`` what sets this change apart in its fingerprint."""
+    row = rule(rule_id)
+    return Change(
+        rule=row.id,
+        level=level or row.level,
+        tool=tool,
+        area=row.area,
+        path=path,
+        where=where or AREA_LABELS[row.area],
+        before=before,
+        after=after,
+        message=row.message.format(
+            before=shown[0], after=shown[1], detail=detail, tool=tool or "", subject=""
+        ),
+        fingerprint=fingerprint(row.id, tool, path, key),
+    )
+
+
 def json_pointer(segments: Iterable[Any]) -> str:
     return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in segments)
 

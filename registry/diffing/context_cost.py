@@ -99,8 +99,8 @@ def context_growth_change(
 ) -> Change | None:
     """The ``context-cost-grew`` change when ``new``'s tool surface is more than ``share`` larger
     (in tokens) than ``old``'s and at least MIN_GROWTH_TOKENS larger; None otherwise."""
-    from registry.diffing.changes import Change, fingerprint
-    from registry.diffing.rules import AREA_LABELS, rule
+    from registry.diffing.changes import table_change
+    from registry.diffing.rules import rule
 
     before, after = context_cost(old), context_cost(new)
     grew = after["tokens"] - before["tokens"]
@@ -115,17 +115,14 @@ def context_growth_change(
     detail = f"{grown}, over a {share:.0%} policy; most added by " + ", ".join(
         f"{name} (+{delta})" for delta, name in movers[:3] if delta > 0
     )
-    shown = [f"{side['tokens']:,}" for side in (before, after)]
-    return Change(
-        rule=row.id,
-        level=row.level,
+    return table_change(
+        row.id,
         tool=None,
-        area=row.area,
         path="/tools",
-        where=AREA_LABELS[row.area],
         before={"tokens": before["tokens"], "characters": before["characters"]},
         after={"tokens": after["tokens"], "characters": after["characters"]},
-        message=row.message.format(before=shown[0], after=shown[1], detail=detail, tool="", subject=""),
+        shown=(f"{before['tokens']:,}", f"{after['tokens']:,}"),
+        detail=detail,
         # The size pair is in the fingerprint: accepting one growth does not accept the next.
-        fingerprint=fingerprint(row.id, None, "/tools", f"{before['tokens']}->{after['tokens']}"),
+        key=f"{before['tokens']}->{after['tokens']}",
     )

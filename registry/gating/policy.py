@@ -17,10 +17,10 @@ from common.canonical import canonical_json
 from registry.core.errors import UsageError
 from registry.core.snapshot import server_version
 from registry.core.versions import semver_core
-from registry.diffing.changes import Change, fingerprint, summarize
+from registry.diffing.changes import Change, summarize, table_change
 from registry.diffing.context_cost import context_growth_change
 from registry.diffing.diff import diff_snapshots
-from registry.diffing.rules import AREA_LABELS, LEVELS, RULES_BY_ID, level_rank, rule
+from registry.diffing.rules import LEVELS, RULES_BY_ID, level_rank, rule
 
 REPORT_FORMAT = "mcpdex.check/1"
 OUTPUT_FORMATS = ("text", "json", "markdown", "github", "junit", "sarif")
@@ -102,17 +102,17 @@ def version_bump_change(
         return None
     row = rule("breaking-change-without-major-bump")
     detail = f"{breaking} breaking change{'s' if breaking != 1 else ''}"
-    return Change(
-        rule=row.id,
-        level=level,
+    return table_change(
+        row.id,
         tool=None,
-        area=row.area,
         path="/server/version",
-        where="Version",
         before=before,
         after=after,
-        message=row.message.format(before=before, after=after, detail=detail, tool="", subject=""),
-        fingerprint=fingerprint(row.id, None, "/server/version", f"{before}->{after}"),
+        shown=(str(before), str(after)),
+        detail=detail,
+        key=f"{before}->{after}",
+        level=level,
+        where="Version",
     )
 
 
@@ -126,22 +126,16 @@ def _quality_change(
     detail: str,
 ) -> Change:
     """A quality rule's Change; ``before`` and ``after`` hold the tier and the ``score`` key shown with it."""
-    row = rule(rule_id)
-    shown = [f"{side['tier']} ({side[score]})" for side in (before, after)]
-    return Change(
-        rule=row.id,
-        level=row.level,
+    return table_change(
+        rule_id,
         tool=tool,
-        area=row.area,
         path=path,
-        where=AREA_LABELS[row.area],
         before=before,
         after=after,
-        message=row.message.format(
-            before=shown[0], after=shown[1], detail=detail, tool=tool or "", subject=""
-        ),
+        shown=(f"{before['tier']} ({before[score]})", f"{after['tier']} ({after[score]})"),
+        detail=detail,
         # The tier pair is in the fingerprint: accepting a drop from B to C does not accept a later one to D.
-        fingerprint=fingerprint(row.id, tool, path, f"{before['tier']}->{after['tier']}"),
+        key=f"{before['tier']}->{after['tier']}",
     )
 
 
