@@ -17,8 +17,8 @@ there is any; every command with its exit code in ``commands.txt``).
 
 A live target is a stdlib JSON-RPC server (``replay.py`` in the inputs) that serves a snapshot file's
 tools, resources and prompts. Only wall-clock values are normalised, each by one narrow substitution
-(see ``NORMALISED``): the inspection time and ``capturedAt`` of a live inspection, and the demo's
-temporary folder.
+(see ``NORMALISED``): the inspection time and ``capturedAt`` of a live inspection, and the two
+temporary folders (the demo's, and the scratch copy an error message may name).
 """
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ CAPTURED_AT = (re.compile(r'^(\s*"capturedAt": )"[^"]*"', re.M), r'\1"<captured-
 NORMALISED = (
     "inspect text: the first line's ' in 1.23 s' -> ' in <seconds> s'; "
     "inspect --format json and lock --out: the 'capturedAt' value -> '<captured-at>'; "
-    "demo: its temporary folder -> '<demo>'"
+    "demo: its temporary folder -> '<demo>'; any command: the scratch folder -> '<work>'"
 )
 
 REPLAY = '''"""python3 replay.py FILE: serve a snapshot file as an MCP stdio server (stdlib only)."""
@@ -635,6 +635,8 @@ def execute(run: Run, mcpdex: str, work: Path, env: dict[str, str]) -> Result:
     stdout, stderr = (part.decode("utf-8", "backslashreplace") for part in (done.stdout, done.stderr))
     for pattern, replacement in run.normalise:
         stdout, stderr = pattern.sub(replacement, stdout), pattern.sub(replacement, stderr)
+    # An error message may name the registry file, which lies in this run's scratch folder.
+    stdout, stderr = (text.replace(str(work), "<work>") for text in (stdout, stderr))
     return Result(run, done.returncode, stdout, stderr)
 
 
