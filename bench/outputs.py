@@ -72,9 +72,15 @@ RELEASE_SERVERS: dict[str, tuple[str, dict[str, str], tuple[str, ...]]] = {
 # The only substitutions made on outputs: wall-clock values of a live inspection.
 DURATION = (re.compile(r"^(.*  via \w[\w-]*) in \d+\.\d\d s$", re.M), r"\1 in <seconds> s")
 CAPTURED_AT = (re.compile(r'^(\s*"capturedAt": )"[^"]*"', re.M), r'\1"<captured-at>"')
+# A page of a live inspection shows when it ran.
+CAPTURE_TIME = (
+    re.compile(r'<time datetime="\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ">[^<]*</time>'),
+    '<time datetime="<captured-at>"><captured-at></time>',
+)
 NORMALISED = (
     "inspect text: the first line's ' in 1.23 s' -> ' in <seconds> s'; "
     "inspect --format json and lock --out: the 'capturedAt' value -> '<captured-at>'; "
+    "report --since (a live inspection) as HTML: its times -> '<captured-at>'; "
     "demo: its temporary folder -> '<demo>'; any command: the scratch folder -> '<work>'"
 )
 
@@ -571,7 +577,14 @@ def plan(manifest: dict[str, Any]) -> list[Run]:
             cost=5,
         )
     )
-    add(Run("report/one/since.html", ["report", "--since", old, "--format", "html", *replayed(new)], cost=5))
+    add(
+        Run(
+            "report/one/since.html",
+            ["report", "--since", old, "--format", "html", *replayed(new)],
+            normalise=(CAPTURE_TIME,),
+            cost=5,
+        )
+    )
     # (5) the rules, and explain for each kind of id.
     for fmt in ("text", "json", "markdown"):
         add(Run(f"rules/rules.{EXTENSIONS[fmt]}", ["rules", "--format", fmt]))
@@ -692,7 +705,10 @@ def produce(inputs: Path, out: Path, mcpdex: str, jobs: int) -> int:
             target.write_text(result.stdout, encoding="utf-8")
             if result.stderr:
                 target.with_name(target.name + ".stderr").write_text(result.stderr, encoding="utf-8")
-            lines.append(f"{result.run.name}\t{result.code}\tmcpdex {' '.join(result.run.args)}")
+            command = " ".join(result.run.args).replace(mcpdex, "<mcpdex>")
+            for pattern, replacement in result.run.normalise:
+                command = pattern.sub(replacement, command)
+            lines.append(f"{result.run.name}\t{result.code}\tmcpdex {command}")
         (out / "commands.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
         for site in ("site-bench", "site-corpus"):
             shutil.move(work / site, out / "report" / site)
