@@ -227,7 +227,7 @@ def _registry_baseline(url: str, against: str | None, current: dict[str, Any]) -
 
 
 def _record(url: str, against: str | None, current: dict[str, Any]) -> None:
-
+    """Record the checked server's snapshot in the registry, under ``against``'s name or its own."""
     from registry.commands.sources import split_server_spec
     from registry.storage.client import open_registry
 

@@ -176,3 +176,13 @@ def test_action_and_pre_commit_hook_only_use_options_check_has() -> None:
     assert "--bump-level" in known and "--bump-level" in action
     hooks = (REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
     assert "entry: mcpdex check" in hooks and "entry: mcpdex lock" in hooks
+
+
+def test_recording_a_checked_server_that_names_itself_nowhere_asks_for_against(tmp_path: Path) -> None:
+    from registry.commands.gate import _record
+    from registry.core.errors import UsageError
+
+    nameless = make_snapshot(server={"version": "1.0.0"})
+    with pytest.raises(UsageError, match="--against NAME"):
+        _record(f"sqlite:///{tmp_path / 'registry.sqlite'}", None, nameless)
+    assert not (tmp_path / "registry.sqlite").exists()  # refused before the registry is opened

@@ -271,6 +271,30 @@ def test_schema_rows_follow_local_refs_nullable_unions_and_arrays_of_objects() -
     ]
 
 
+def test_schema_rows_follow_refs_with_escapes_and_through_arrays() -> None:
+    # JSON pointers as RFC 6901 and URI fragments write them: zod points through anyOf arrays.
+    object_q = {"type": "object", "properties": {"q": {"type": "boolean"}}}
+    schema = {
+        "type": "object",
+        "$defs": {"a b": {"type": "string"}, "x/y": {"type": "integer"}},
+        "properties": {
+            "spaced": {"$ref": "#/$defs/a%20b"},
+            "slashed": {"$ref": "#/$defs/x~1y"},
+            "idx": {"anyOf": [object_q, {"type": "null"}]},
+            "again": {"$ref": "#/properties/idx/anyOf/0"},
+        },
+    }
+    rows = schema_rows(schema)
+    assert [(row["path"], row["type"]) for row in rows] == [
+        ("spaced", "string"),
+        ("slashed", "integer"),
+        ("idx", "object | null"),
+        ("idx.q", "boolean"),
+        ("again", "object"),
+        ("again.q", "boolean"),
+    ]
+
+
 def test_recursive_schema_terminates() -> None:
     schema = {
         "type": "object",
