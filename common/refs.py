@@ -11,16 +11,35 @@ from referencing.exceptions import Unresolvable
 from referencing.jsonschema import DRAFT202012
 
 _BASE = "urn:mcpdex:document"
+_NOTHING = object()
+
+
+class LocalRefs:
+    """The local references of one document, each resolved once: build one per document that is
+    walked, and ask it for every ``$ref`` met on the way (nothing is built until the first)."""
+
+    def __init__(self, document: Any) -> None:
+        self._document = document
+        self._registry: Registry[Any] | None = None
+        self._found: dict[str, Any] = {}
+
+    def resolve(self, ref: str) -> Any:
+        """The value ``ref`` names inside the document, or None when it names nothing there (a
+        dangling pointer, or a reference to another document, which is never fetched)."""
+        if not isinstance(ref, str) or not ref.startswith("#"):
+            return None
+        found = self._found.get(ref, _NOTHING)
+        if found is _NOTHING:
+            if self._registry is None:
+                self._registry = Registry().with_resource(_BASE, DRAFT202012.create_resource(self._document))
+            try:
+                found = self._registry.resolver(_BASE).lookup(ref).contents
+            except (Unresolvable, AttributeError, TypeError, ValueError, KeyError, IndexError):
+                found = None
+            self._found[ref] = found
+        return found
 
 
 def resolve_ref(document: Any, ref: str) -> Any:
-    """The value the local reference ``ref`` names inside ``document``, or None when it names
-    nothing there (a dangling pointer, or a reference to another document, which is never fetched)."""
-    if not isinstance(ref, str) or not ref.startswith("#"):
-        return None
-    resource = DRAFT202012.create_resource(document)
-    resolver = Registry().with_resource(_BASE, resource).resolver(_BASE)
-    try:
-        return resolver.lookup(ref).contents
-    except (Unresolvable, AttributeError, TypeError, ValueError, KeyError, IndexError):
-        return None
+    """The value the local reference ``ref`` names inside ``document`` (None when nothing)."""
+    return LocalRefs(document).resolve(ref)

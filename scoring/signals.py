@@ -10,6 +10,7 @@ import hashlib
 from typing import Any, Literal, TypedDict
 
 from common.canonical import canonical_json
+from common.refs import LocalRefs
 
 MAX_DEPTH = 10
 HASHED_FIELDS = ("name", "title", "description", "inputSchema", "outputSchema", "annotations")
@@ -93,24 +94,20 @@ def is_nullable_union(branches: list[Any]) -> bool:
     return len(branches) >= 2 and len(real) == 1
 
 
-def _resolve(schema: Any, root: dict[str, Any], seen: frozenset[str]) -> tuple[Any, frozenset[str]]:
-    """Follow local ``$ref`` pointers into ``$defs``/``definitions``; a repeated pointer stops."""
+def _resolve(schema: Any, refs: LocalRefs, seen: frozenset[str]) -> tuple[Any, frozenset[str]]:
+    """Follow local ``$ref`` pointers (into ``$defs``/``definitions``, say); a repeated one stops."""
     while isinstance(schema, dict) and isinstance(schema.get("$ref"), str):
         pointer = schema["$ref"]
         if pointer in seen or not pointer.startswith("#/"):
             return None, seen
         seen = seen | {pointer}
-        target: Any = root
-        for part in pointer[2:].split("/"):
-            part = part.replace("~1", "/").replace("~0", "~")
-            target = target.get(part) if isinstance(target, dict) else None
-        schema = target
+        schema = refs.resolve(pointer)
     return schema, seen
 
 
-def _measure(schema: Any, root: dict[str, Any], level: int, seen: frozenset[str]) -> tuple[int, int, int]:
+def _measure(schema: Any, refs: LocalRefs, level: int, seen: frozenset[str]) -> tuple[int, int, int]:
     """(required fields, depth, union choices) of the required subtree below ``schema``."""
-    schema, seen = _resolve(schema, root, seen)
+    schema, seen = _resolve(schema, refs, seen)
     if not isinstance(schema, dict) or level > MAX_DEPTH:
         return 0, 0, 0
     required_count, depth, unions = 0, 0, 0
@@ -121,15 +118,15 @@ def _measure(schema: Any, root: dict[str, Any], level: int, seen: frozenset[str]
             if name not in properties:
                 continue
             required_count += 1
-            child, child_seen = _resolve(properties[name], root, seen)
+            child, child_seen = _resolve(properties[name], refs, seen)
             if has_type(child, "array") and isinstance(child, dict):
                 child = child.get("items")
-            child_required, child_depth, child_unions = _measure(child, root, level + 1, child_seen)
+            child_required, child_depth, child_unions = _measure(child, refs, level + 1, child_seen)
             required_count += child_required
             depth = max(depth, child_depth)
             unions += child_unions
     for branch in schema.get("allOf") or []:
-        branch_required, branch_depth, branch_unions = _measure(branch, root, max(level, 1), seen)
+        branch_required, branch_depth, branch_unions = _measure(branch, refs, max(level, 1), seen)
         required_count += branch_required
         depth = max(depth, branch_depth)
         unions += branch_unions
@@ -139,7 +136,7 @@ def _measure(schema: Any, root: dict[str, Any], level: int, seen: frozenset[str]
             continue
         if not is_nullable_union(branches):
             unions += len(branches) - 1
-        measured = [_measure(branch, root, max(level, 1), seen) for branch in branches]
+        measured = [_measure(branch, refs, max(level, 1), seen) for branch in branches]
         required_count += max(item[0] for item in measured)
         depth = max(depth, *(item[1] for item in measured))
         unions += sum(item[2] for item in measured)
@@ -152,7 +149,7 @@ def invocation_cost(input_schema: Any) -> InvocationCost:
     if not properties_of(root) and not any(root.get(key) for key in ("oneOf", "anyOf", "allOf", "$ref")):
         required_count, depth, unions = 0, 0, 0
     else:
-        required_count, depth, unions = _measure(root, root, 1, frozenset())
+        required_count, depth, unions = _measure(root, LocalRefs(root), 1, frozenset())
     return {
         "requiredFieldCount": required_count,
         "schemaDepth": depth,

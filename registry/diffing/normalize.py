@@ -13,6 +13,7 @@ from json.encoder import encode_basestring
 from typing import Any
 
 from common.canonical import canonical_json
+from common.refs import LocalRefs
 
 # MCP's defaults for absent annotation hints (spec, ToolAnnotations): an absent hint counts as its
 # default, so removing "destructiveHint": false means the tool became destructive.
@@ -146,6 +147,7 @@ class _Resolver:
     def __init__(self, document: dict[str, Any], origins: dict[int, tuple[Any, Any]] | None = None) -> None:
         self.document = document
         self.origins = origins
+        self.refs = LocalRefs(document)
 
     def node(self, schema: Any, stack: tuple[str, ...]) -> Any:
         result = self._node(schema, stack)
@@ -193,7 +195,7 @@ class _Resolver:
 
     def _inline(self, schema: dict[str, Any], ref: str, stack: tuple[str, ...]) -> Any:
         siblings = {key: value for key, value in schema.items() if key != "$ref"}
-        target = _resolve_pointer(self.document, ref)
+        target = self.refs.resolve(ref)
         if target is None or ref in stack or len(stack) >= _MAX_REF_DEPTH:
             # A cycle (or a dangling ref): keep the pointer; its target was compared where first expanded.
             return _tidy(
@@ -215,24 +217,6 @@ class _Resolver:
             return resolved
         normalized_siblings = self.node(siblings, stack)
         return _merge_or_wrap(resolved, normalized_siblings)
-
-
-def _resolve_pointer(document: dict[str, Any], ref: str) -> Any:
-    """The value a local JSON pointer (``#/$defs/Name``) names, or None when it names nothing."""
-    if ref == "#":
-        return document
-    if not ref.startswith("#/"):
-        return None
-    node: Any = document
-    for raw in ref[2:].split("/"):
-        part = raw.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, dict) and part in node:
-            node = node[part]
-        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
-            node = node[int(part)]
-        else:
-            return None
-    return node
 
 
 def _merge_or_wrap(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
