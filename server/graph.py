@@ -10,12 +10,13 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from common.sqlite import use_wal
 
 SCHEMA_VERSION = "1"
 
@@ -66,28 +67,6 @@ def _lower(text: str) -> str:
 
 def _json(values: Iterable[Any]) -> str:
     return json.dumps(list(values), ensure_ascii=False)
-
-
-# Back-off, in seconds, between attempts to switch a new file to WAL; about 4 s in all.
-_WAL_RETRY_DELAYS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0)
-
-
-def use_wal(connection: sqlite3.Connection) -> None:
-    """Put ``connection``'s database in WAL mode, which then persists in the file.
-
-    Switching takes an exclusive lock that SQLite does not wait for (the busy timeout does not
-    apply), so connections opening a new file at once get "database is locked"; they retry briefly.
-    """
-    if connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal":
-        return
-    for delay in (*_WAL_RETRY_DELAYS, None):
-        try:
-            connection.execute("PRAGMA journal_mode = WAL")
-            return
-        except sqlite3.OperationalError as exc:
-            if delay is None or "locked" not in str(exc):
-                raise
-            time.sleep(delay)
 
 
 def relation_dict(source: str, target: str, relation_type: str) -> dict[str, str]:

@@ -14,8 +14,8 @@ import uuid
 from typing import TYPE_CHECKING, Any, Self
 from urllib.parse import quote
 
+from common.retries import AGAIN, Backoff, Retry, retry_after_seconds, with_retries
 from registry.core.errors import NotFoundError, RegistryError, UsageError
-from registry.core.retries import AGAIN, Backoff, Retry, retry_after_seconds, with_retries
 from registry.core.strict_json import MAX_JSON_DEPTH, JSONValueError, check_json
 from registry.storage.records import Recorded, ServerSummary, VersionRecord
 

@@ -9,8 +9,8 @@ import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
+from common.sqlite import use_wal
 from registry.core.errors import NotFoundError, RegistryError
-from registry.core.retries import AGAIN, Backoff, Retry, with_retries
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Connection, Engine
@@ -18,10 +18,6 @@ if TYPE_CHECKING:
 # Reads are plain SQL that SQLite and PostgreSQL both accept, run through SQLAlchemy for
 # PostgreSQL and through the standard library for SQLite (so `mcpdex show` starts fast).
 SQL_SERVER = "SELECT id, name, title FROM servers WHERE name = :name"
-
-# Switching a file to WAL takes an exclusive lock that SQLite does not wait for (the busy timeout
-# does not apply), so connections opening a new file at once get "database is locked": they retry.
-_WAL_BACKOFF = Backoff((0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0))
 
 
 def _normalise_url(url: str) -> str:
@@ -31,17 +27,6 @@ def _normalise_url(url: str) -> str:
     if url.startswith("postgresql://"):
         url = "postgresql+psycopg://" + url[len("postgresql://") :]
     return url
-
-
-def _locked(exc: Exception) -> Retry | None:
-    return AGAIN if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc) else None
-
-
-def _use_wal(connection: sqlite3.Connection) -> None:
-    """Put ``connection``'s database in WAL mode, which then persists in the file."""
-    if connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal":
-        return
-    with_retries(lambda: connection.execute("PRAGMA journal_mode = WAL"), _WAL_BACKOFF, on_error=_locked)
 
 
 def _make_engine(url: str) -> Engine:
@@ -55,7 +40,7 @@ def _make_engine(url: str) -> Engine:
         def _sqlite_connect(dbapi_connection: sqlite3.Connection, _record: object) -> None:
             # Let SQLAlchemy emit BEGIN itself (below) so writers can take the lock up front.
             dbapi_connection.isolation_level = None
-            _use_wal(dbapi_connection)
+            use_wal(dbapi_connection)
             cursor = dbapi_connection.cursor()
             cursor.execute("PRAGMA foreign_keys=ON")
             cursor.execute("PRAGMA busy_timeout=60000")

@@ -12,8 +12,8 @@ import json
 import math
 from typing import TYPE_CHECKING, Any
 
+from common.retries import AGAIN, AT_ONCE, Backoff, Retry, with_retries
 from registry.core.errors import NotFoundError, RegistryError
-from registry.core.retries import AGAIN, AT_ONCE, Backoff, Retry, with_retries
 from registry.core.snapshot import compute_digest, server_version
 from registry.core.strict_json import JSONValueError, check_json
 from registry.core.timestamps import utc_now_precise

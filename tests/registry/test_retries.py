@@ -10,8 +10,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from common.retries import AGAIN, AT_ONCE, Backoff, Retry, retry_after_seconds, with_retries
 from registry.core.errors import RegistryError
-from registry.core.retries import AGAIN, AT_ONCE, Backoff, Retry, retry_after_seconds, with_retries
 from registry.storage.client import RegistryClient
 
 

@@ -2,7 +2,8 @@
 is worth retrying (an exception or an answer) and how long a server asked to be left alone.
 
 The one retry loop of mcpdex: the store's writers racing on a unique constraint or an SQLite lock,
-its switch to WAL mode, and the service client's 503s (which honour the ``Retry-After`` header).
+the switch of an SQLite file to WAL mode (``common.sqlite``), and the service client's 503s (which
+honour the ``Retry-After`` header).
 """
 
 from __future__ import annotations
