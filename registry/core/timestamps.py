@@ -33,4 +33,4 @@ def utc_now_precise() -> str:
 
 def parse_utc(text: str) -> datetime:
     """An RFC 3339 time (``Z`` or an offset) as an aware datetime; ValueError when it is not one."""
-    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+    return datetime.fromisoformat(text)

@@ -8,11 +8,10 @@ Plain dataclasses, free of SQL, so the HTTP client and the commands share them w
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from registry.core.errors import RegistryError
-from registry.core.timestamps import utc_text
+from registry.core.timestamps import parse_utc, utc_text
 from registry.core.versions import semver_key
 
 
@@ -138,6 +137,6 @@ def utc_timestamp(text: str, field: str = "started_at") -> str:
         raise RecordRejected(field, f"{field} {str(text)[:80]!r} is not an RFC 3339 date-time; {fix}")
     try:
         # Converting to UTC overflows for a time near year 1 or 9999 with an offset that crosses it.
-        return utc_text(datetime.fromisoformat(text))
+        return utc_text(parse_utc(text))
     except (ValueError, OverflowError):
         raise RecordRejected(field, f"{field} {text!r} is outside years 1-9999 in UTC; {fix}") from None

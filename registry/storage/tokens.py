@@ -13,14 +13,14 @@ import hmac
 import re
 import secrets
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError, ProgrammingError
 
 from registry.core.errors import NotFoundError, UsageError
-from registry.core.timestamps import utc_now
+from registry.core.timestamps import parse_utc, utc_now
 
 if TYPE_CHECKING:
     from registry.storage.store import Store
@@ -71,10 +71,6 @@ class TokenRejected(Exception):
     def __init__(self, reason: str, message: str) -> None:
         super().__init__(message)
         self.reason = reason
-
-
-def _parse(stamp: str) -> datetime:
-    return datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
 
 
 def _sha256(token: str) -> str:
@@ -171,7 +167,7 @@ class TokenStore:
     def touch(self, token: TokenRecord) -> None:
         """Note that ``token`` was just used (shown by ``mcpdex token list``)."""
         now = utc_now()
-        if token.last_used_at and _parse(now) - _parse(token.last_used_at) < _TOUCH_EVERY:
+        if token.last_used_at and parse_utc(now) - parse_utc(token.last_used_at) < _TOUCH_EVERY:
             return
         with self._engine.begin() as conn:
             conn.execute(TOKENS.update().where(TOKENS.c.id == token.id).values(last_used_at=now))
