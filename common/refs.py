@@ -38,8 +38,3 @@ class LocalRefs:
                 found = None
             self._found[ref] = found
         return found
-
-
-def resolve_ref(document: Any, ref: str) -> Any:
-    """The value the local reference ``ref`` names inside ``document`` (None when nothing)."""
-    return LocalRefs(document).resolve(ref)

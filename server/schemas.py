@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from common.refs import resolve_ref
+from common.refs import LocalRefs
 
 
 def tidy_schema(schema: dict[str, Any]) -> dict[str, Any]:
     """One plain schema, as the reference server publishes: ``$defs`` inlined, pydantic's generated
     titles dropped, and an optional parameter shown as its type (not ``anyOf [T, null]``, default null)."""
+    refs = LocalRefs(schema)
 
     def walk(node: Any, in_properties: bool = False) -> Any:
         if isinstance(node, list):
@@ -18,7 +19,7 @@ def tidy_schema(schema: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(node, dict):
             return node
         if "$ref" in node:
-            target = resolve_ref(schema, node["$ref"])  # the SDK only writes local refs that resolve
+            target = refs.resolve(node["$ref"])  # the SDK only writes local refs that resolve
             return walk({**target, **{k: v for k, v in node.items() if k != "$ref"}})
         branches = node.get("anyOf", [])
         if node.get("default", ...) is None and len(branches) == 2 and {"type": "null"} in branches:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Set as AbstractSet
 from typing import Any, TypedDict
 
-from common.refs import resolve_ref
+from common.refs import LocalRefs
 from registry.site.text import as_text
 
 # Schema nesting shown in the tables (depth 0-9, as the stylesheet indents them); deeper levels
@@ -34,13 +34,13 @@ def schema_rows(schema: Any) -> list[SchemaRow]:
     if not isinstance(schema, dict):
         return []
     rows: list[SchemaRow] = []
-    _walk_properties(schema, schema, "", 0, rows, frozenset())
+    _walk_properties(schema, LocalRefs(schema), "", 0, rows, frozenset())
     return rows
 
 
 def _walk_properties(
     schema: dict[str, Any],
-    root: dict[str, Any],
+    refs: LocalRefs,
     prefix: str,
     depth: int,
     rows: list[SchemaRow],
@@ -48,7 +48,7 @@ def _walk_properties(
 ) -> None:
     if depth >= _MAX_SCHEMA_DEPTH:
         return
-    schema = _nullable_branch(_resolve_ref(schema, root))
+    schema = _nullable_branch(_resolve_ref(schema, refs))
     properties = schema.get("properties")
     if not isinstance(properties, dict):
         return
@@ -57,7 +57,7 @@ def _walk_properties(
         {item for item in required if isinstance(item, str)} if isinstance(required, list) else set()
     )
     for name, raw in properties.items():
-        prop = _resolve_ref(raw, root) if isinstance(raw, dict) else {}
+        prop = _resolve_ref(raw, refs) if isinstance(raw, dict) else {}
         path = f"{prefix}{name}"
         rows.append(
             {
@@ -65,7 +65,7 @@ def _walk_properties(
                 "path": path,
                 "depth": depth,
                 "required": name in required_names,
-                "type": _schema_type(prop, root),
+                "type": _schema_type(prop, refs),
                 "enum": [as_text(value) for value in prop["enum"]]
                 if isinstance(prop.get("enum"), list)
                 else [],
@@ -80,25 +80,25 @@ def _walk_properties(
         child_seen = seen | {ref} if isinstance(ref, str) else seen
         nested = _nullable_branch(prop)
         if isinstance(nested.get("items"), dict):
-            _walk_properties(nested["items"], root, f"{path}[].", depth + 1, rows, child_seen)
+            _walk_properties(nested["items"], refs, f"{path}[].", depth + 1, rows, child_seen)
         else:
-            _walk_properties(nested, root, f"{path}.", depth + 1, rows, child_seen)
+            _walk_properties(nested, refs, f"{path}.", depth + 1, rows, child_seen)
 
 
-def _schema_type(schema: dict[str, Any], root: dict[str, Any]) -> str:
-    schema = _resolve_ref(schema, root)
+def _schema_type(schema: dict[str, Any], refs: LocalRefs) -> str:
+    schema = _resolve_ref(schema, refs)
     kind = schema.get("type")
     if isinstance(kind, list):
         return " | ".join(as_text(item) for item in kind)
     if isinstance(kind, str):
         if kind == "array" and isinstance(schema.get("items"), dict):
-            inner = _schema_type(schema["items"], root)
+            inner = _schema_type(schema["items"], refs)
             return f"array of {inner}" if inner else "array"
         return kind
     for keyword in ("anyOf", "oneOf"):
         branches = schema.get(keyword)
         if isinstance(branches, list):
-            names = [_schema_type(branch, root) for branch in branches if isinstance(branch, dict)]
+            names = [_schema_type(branch, refs) for branch in branches if isinstance(branch, dict)]
             return " | ".join(name or "any" for name in names)
     if "const" in schema:
         return "const"
@@ -109,7 +109,7 @@ def _schema_type(schema: dict[str, Any], root: dict[str, Any]) -> str:
 
 
 def _resolve_ref(
-    schema: dict[str, Any], root: dict[str, Any], seen: AbstractSet[str] = frozenset()
+    schema: dict[str, Any], refs: LocalRefs, seen: AbstractSet[str] = frozenset()
 ) -> dict[str, Any]:
     """``schema`` merged over the target of its local JSON-pointer ``$ref`` (``#/$defs/…``), its own
     keywords winning, and again while the result has one; a reference that names nothing, another
@@ -117,11 +117,11 @@ def _resolve_ref(
     ref = schema.get("$ref")
     if not isinstance(ref, str) or not ref.startswith("#/") or ref in seen:
         return schema
-    target = resolve_ref(root, ref)
+    target = refs.resolve(ref)
     if not isinstance(target, dict):
         return schema
     merged = {**target, **{key: value for key, value in schema.items() if key != "$ref"}}
-    return _resolve_ref(merged, root, seen | {ref})
+    return _resolve_ref(merged, refs, seen | {ref})
 
 
 def _nullable_branch(schema: dict[str, Any]) -> dict[str, Any]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from common.refs import resolve_ref
+from common.refs import LocalRefs
 
 DOCUMENT = {
     "properties": {"x": {"anyOf": [{"type": "string"}, {"type": "integer"}]}},
@@ -26,7 +26,7 @@ DOCUMENT = {
     ],
 )
 def test_local_pointers_resolve(ref: str, expected: object) -> None:
-    assert resolve_ref(DOCUMENT, ref) == expected
+    assert LocalRefs(DOCUMENT).resolve(ref) == expected
 
 
 @pytest.mark.parametrize(
@@ -40,4 +40,4 @@ def test_local_pointers_resolve(ref: str, expected: object) -> None:
     ],
 )
 def test_what_names_nothing_here_is_none(ref: str) -> None:
-    assert resolve_ref(DOCUMENT, ref) is None
+    assert LocalRefs(DOCUMENT).resolve(ref) is None
