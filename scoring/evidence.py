@@ -142,11 +142,32 @@ def _telling(word: str) -> bool:
     )
 
 
+# Words that are there whatever the tool, however rare some of them are in English: whoever asks for the
+# call ("when the user asks", "the user's request"), the parts of every tool definition ("the parameters
+# described in the input schema") and the words that only name a kind of disclosure ("raises an exception
+# on invalid input", "returns the result", "an error message"), which say that there are errors or output,
+# not which.
+_SAYS_NOTHING_OF_THIS_TOOL = re.compile(
+    r"\b(?:the|a|an|your|their)\s+(?:user|human|person|customer|caller|agent|assistant|model|llm|ai)(?:'s)?\s+"
+    r"(?:asks?|wants?|requests?|needs?|says?|mentions?|tells?|requires?|prompts?|instructs?|would\s+like|"
+    r"is\s+asking|query|question|prompt|intent|instructions?)\b|"
+    r"\b(?:input|output|tool)[ _-]?schemas?\b|\b(?:input|output)Schema\b|"
+    r"\b(?:schemas?|parameters?|params?|arguments?|args)\b|"
+    r"\b(?:errors?|fail(?:s|ed|ures?)?|throws?|raises?|exceptions?|invalid|returns?|outputs?|results?|"
+    r"responses?)(?:\s+(?:messages?|codes?|details|objects?|values?))?\b",
+    re.IGNORECASE,
+)
+
+
 @lru_cache(maxsize=8192)
 def specific_words(text: str, vocabulary: Vocabulary) -> tuple[str, ...]:
     """The words of ``text`` that say something specific: numbers, identifiers, quoted values, the tool's
     own vocabulary, and words rare in English (wordfreq); common words ("result", "needed") say nothing."""
     found = [match.group(0) for match in _QUOTED.finditer(text)] + _NUMBER.findall(text)
+    # ... unless the tool is about them (list_errors, get_schema).
+    text = _SAYS_NOTHING_OF_THIS_TOOL.sub(
+        lambda match: match.group(0) if match.group(0).lower() in vocabulary.own else " ", text
+    )
     for word in word_tokens(text):
         if word.lower().removesuffix("'s") in vocabulary or _telling(word.removesuffix("'s")):
             found.append(word)
@@ -198,7 +219,30 @@ def _evidence(joined: Joined, match: re.Match[str], vocabulary: Vocabulary) -> b
         window = (
             text[opening : match.start()] + " " + text[match.end() : _clause_end(text, match.end(), part_end)]
         )
-    return bool(specific_words(window, vocabulary))
+    return bool(specific_words(window, vocabulary)) or _enumerates(window)
+
+
+_LIST_ITEM_BREAK = re.compile(r",\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+")
+
+
+def _names_a_thing(word: str) -> bool:
+    lower = word.lower()
+    reading = lexicon.verb_reading(lower)
+    return (
+        len(lower) > 2
+        and lower not in _UNINFORMATIVE
+        and not lexicon.is_modifier(lower)
+        and (reading is None or reading[1])  # "size", "type": verbs that are nouns too
+    )
+
+
+def _enumerates(window: str) -> bool:
+    """Whether ``window`` lists three or more things, each a short phrase with a word that names a thing
+    ("size, creation time, last modified time, permissions, and type"): a list of fields or cases says what
+    the tool has, however everyday each word is, while "results, data and output" names nothing."""
+    items = map(word_tokens, _LIST_ITEM_BREAK.split(_SAYS_NOTHING_OF_THIS_TOOL.sub(" ", window)))
+    # An item of a list is a short phrase; longer runs between commas and "and" are clauses.
+    return sum(1 for words in items if len(words) <= 4 and any(map(_names_a_thing, words))) >= 3
 
 
 def _first_evidence_per_part(joined: Joined, cue: Cue, vocabulary: Vocabulary) -> dict[int, re.Match[str]]:

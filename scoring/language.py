@@ -49,6 +49,7 @@ from scoring.cues import (
 from scoring.evidence import (
     Joined,
     Vocabulary,
+    _enumerates,
     _evidence,
     _first_evidence_per_part,
     _telling_name_word,
@@ -355,7 +356,7 @@ def _drop_padding(analysis: Analysis, vocabulary: Vocabulary) -> None:
     kept: list[str] = []
     sentences = analysis.sentences
     for index, sentence in enumerate(sentences):
-        said = specific_words(sentence, vocabulary)
+        said = specific_words(sentence, vocabulary) or _enumerates(sentence)
         if not kept and not said and index + 1 < len(sentences) and not _is_header(sentence):
             # An opening with nothing specific ("A very handy tool.") is padding when more follows, unless
             # it states an action.

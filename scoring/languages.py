@@ -101,7 +101,21 @@ def _language_of(text: str) -> str:
         for value in _detector().compute_language_confidence_values(" ".join(words))
     }
     top = max(confidence, key=confidence.__getitem__)
-    return top.title() if top != "ENGLISH" and confidence["ENGLISH"] < _UNSURE else "English"
+    if top == "ENGLISH" or confidence["ENGLISH"] >= _UNSURE:
+        return "English"
+    return top.title() if _commoner_in(words, top) else "English"
+
+
+def _commoner_in(words: list[str], language: str) -> bool:
+    """Whether ``words`` are, taken together, commoner in ``language`` than in English by wordfreq: a
+    second opinion on the trigram detector, which can take a few English words ("Usage", "Output",
+    "Error handling") for German."""
+    import wordfreq
+
+    code = iso_code(language)
+    lowered = [word.lower() for word in words]
+    theirs = sum(wordfreq.zipf_frequency(word, code) for word in lowered) if code else 0.0
+    return theirs > sum(wordfreq.zipf_frequency(word, "en") for word in lowered)
 
 
 def _prose_words(text: str) -> list[str]:

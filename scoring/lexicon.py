@@ -104,9 +104,22 @@ def zipf(word: str) -> float:
     return _tables()["zipf"].get(word.lower(), 0.0)
 
 
+def _singulars(word: str) -> tuple[str, ...]:
+    if word.endswith("ies"):
+        return (word[:-3] + "y",)
+    if word.endswith("s") and not word.endswith("ss"):
+        return (word[:-1], word[:-2]) if word.endswith("es") else (word[:-1],)
+    return ()
+
+
 def is_generic(word: str) -> bool:
-    """Whether ``word`` is so common in English that it says nothing specific on its own."""
-    return zipf(word) >= GENERIC_ZIPF
+    """Whether ``word`` is so common in English that it says nothing specific on its own. A plural splits
+    its noun's frequency with the singular, so it is as generic as a noun half a point commoner: "contexts"
+    (3.6) is, as "context" (4.6) is, while "commits" (3.5; "commit", 4.3) is not."""
+    lower = word.lower()
+    return zipf(lower) >= GENERIC_ZIPF or any(
+        zipf(singular) - _INFLECTED_ZIPF >= GENERIC_ZIPF for singular in _singulars(lower)
+    )
 
 
 @lru_cache(maxsize=16384)
@@ -125,10 +138,25 @@ def _modifiers() -> frozenset[str]:
     return frozenset(_tables()["modifiers"])
 
 
+# Nouns of a quality, made from an adjective: "usability" (usable), "functionality" (functional),
+# "robustness" (robust), "tidiness" (tidy). Not "-ency" or "-ivity", which name things as often
+# ("latency", "currency", "dependency", "activity").
+_QUALITY_NOUN = (("ility", "le"), ("ality", "al"), ("iness", "y"), ("ness", ""))
+
+
 def is_modifier(word: str) -> bool:
     """Whether ``word`` reads as an adjective or an adverb and never as a verb ("versatile", "seamlessly",
-    "intuitive"): it rates or colours what it qualifies and, however rare, names nothing by itself."""
-    return word.lower() in _modifiers()
+    "intuitive"), or names the quality of one ("usability", "robustness"): it rates or colours what it
+    qualifies and, however rare, names nothing by itself."""
+    lower = word.lower()
+    modifiers = _modifiers()
+    if lower in modifiers:
+        return True
+    singular = lower[:-3] + "y" if lower.endswith("ies") else lower
+    return any(
+        singular.endswith(suffix) and singular[: -len(suffix)] + base in modifiers
+        for suffix, base in _QUALITY_NOUN
+    )
 
 
 @lru_cache(maxsize=8192)

@@ -321,7 +321,11 @@ _NON_LATIN_LETTER = re.compile(
 )
 
 
-_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？；])|\n+")
+# An XML-style tag around a sentence ("<IMPORTANT>Always use this tool.</IMPORTANT>") is markup, not
+# words: it ends the sentence it closes and is dropped from the sentence it opens.
+_TAG = r"</?[A-Za-z][\w-]*>"
+_SENTENCE_END = re.compile(rf"(?<=[.!?。！？])(?:\s*{_TAG})*\s+|(?<=[.!?])(?:{_TAG})+|(?<=[。！？；])|\n+")
+_EDGE_TAGS = re.compile(rf"^(?:\s*{_TAG})+|(?:{_TAG}\s*)+$")
 
 
 _ABBREVIATED = ("e.g", "i.e", "etc", "vs", "approx", "incl", "max", "min", "no")
@@ -411,7 +415,10 @@ def split_sentences(text: str) -> list[str]:
     # ASCII text spells an abbreviation as listed, in some case; most descriptions use none.
     if not text.isascii() or any(end in lowered for end in _ABBREVIATION_ENDS):
         protected = _ABBREVIATIONS.sub(lambda m: m.group(0).replace(".", "\x00"), text)
-    parts = (part.replace("\x00", ".").strip(" \t-*•#>") for part in _SENTENCE_END.split(protected))
+    parts = (part.replace("\x00", ".") for part in _SENTENCE_END.split(protected))
+    if "<" in text:
+        parts = (_EDGE_TAGS.sub("", part) for part in parts)
+    parts = (part.strip(" \t-*•#>") for part in parts)
     return [part for part in parts if part and any(ch.isalnum() for ch in part)]
 
 

@@ -134,3 +134,16 @@ def test_a_safety_claim_against_the_annotations_is_a_contradiction(annotations: 
     card = score_tool(make_tool("archive_project", text, params, annotations=annotations))
     assert scores_of(card)["behavior"] == 1
     assert "Annotation Contradiction" in card["flags"]
+
+
+def test_a_list_of_returned_fields_discloses_the_return_shape_however_everyday_its_words() -> None:
+    text = (
+        "Retrieve detailed metadata about a file or directory. Returns comprehensive information including "
+        "size, creation time, last modified time, permissions, and type."
+    )
+    card = score_tool(make_tool("get_file_info", text, {"path": {"type": "string"}}))
+    assert "Discloses return shape" in card["dimensions"]["behavior"]["justification"]
+    bare = score_tool(
+        make_tool("get_file_info", "Retrieve metadata about a file. Returns the result, data and output.")
+    )
+    assert "return shape" not in bare["dimensions"]["behavior"]["justification"].split(";")[0]

@@ -126,6 +126,15 @@ def test_short_english_phrases_the_detector_cannot_place_stay_english() -> None:
         assert language_of(text) == "English", text
 
 
+def test_english_words_the_trigram_detector_takes_for_german_stay_english() -> None:
+    # lingua gives these German; by wordfreq their words are far commoner in English.
+    text = "Send a Telegram message.\n\n### Usage\n### Output\n### Error handling"
+    assert language_of(text) == "English"
+    assert (
+        language_of("Sendet eine Nachricht an einen Telegram-Chat und gibt ihre Nummer zurück.") == "German"
+    )
+
+
 @pytest.mark.parametrize(
     "text",
     [
