@@ -345,6 +345,27 @@ USAGE_IMPLIED = cue(
 )
 
 
+_CHANGE_VERB = (
+    r"(?:modif(?:y|ies)|changes?|writes?|alters?|deletes?|removes?|mutates?|affects?|touch(?:es)?|updates?|"
+    r"creates?|destroys?)"
+)
+# That calling the tool changes nothing at all: read-only, no side effects, nothing written, or a negated
+# change verb whose object is everything ("never modifies any data", "will not alter or delete anything").
+# A negation with an object of its own ("does not delete the original") bounds what a tool changes and
+# claims nothing; nor does "no changes" outside "makes no changes" ("fails if there are no changes").
+_CLAIMS_NO_CHANGE = (
+    r"\b(?:read[- ]?only|(?:has\s+|with\s+|causes\s+)?(?:no|zero)\s+side[- ]?effects?|"
+    r"side[- ]?effect[- ]?free|free\s+of\s+side[- ]?effects?|non[- ]?(?:destructive|mutating|modifying)|"
+    r"harmless|purely\s+informational|no\s+(?:writes|mutations)|"
+    r"(?:makes|performs|causes|has)\s+no\s+(?:changes|modifications|mutations|writes)|"
+    rf"(?:does\s+not|doesn't|do\s+not|don't|never|will\s+not|won't|cannot|can't)\s+(?:{_CHANGE_VERB}\s+"
+    rf"(?:or|and|nor)\s+)?{_CHANGE_VERB}\s+(?:anything|(?:any\s+)?(?:data|state)|the\s+(?:system|state|data))|"
+    r"(?:nothing|no\s+(?:data|state|files?|records?))\s+(?:is|are|gets?|will\s+be)\s+(?:ever\s+)?"
+    r"(?:modified|changed|written|altered|deleted|touched|mutated)|"
+    r"safe\s+to\s+(?:call|retry|run))\b"
+)
+
+
 # Behaviour disclosures: category -> pattern. Read outside the purpose clause only, so stating the
 # action itself ("Update drive settings") is not counted as disclosing its effects.
 DISCLOSURES: dict[str, Cue] = {
@@ -395,10 +416,8 @@ DISCLOSURES: dict[str, Cue] = {
         r"fields?|includ(?:es|ing)\s+(?:the\s+)?\w+,)\b"
     ),
     "read-only": cue(
-        r"\b(?:read[- ]only|(?:does\s+not|doesn't|never|will\s+not|won't)\s+"
-        r"(?:modif(?:y|ies)|changes?|writes?|alters?|deletes?|creates?)|no\s+side[- ]effects?|"
-        r"without\s+(?:modifying|changing|side\s+effects)|"
-        r"non[- ]destructive|safe\s+to\s+call)\b"
+        rf"{_CLAIMS_NO_CHANGE}|\b(?:(?:does\s+not|doesn't|never|will\s+not|won't)\s+{_CHANGE_VERB}|"
+        r"without\s+(?:modifying|changing|side\s+effects))\b"
     ),
     "scope and limits": cue(
         r"\b(?:only\b(?<!read-only)(?<!read\sonly)|at\s+most|maximum|max|minimum|limit(?:ed|s)?|no\s+[\w/]+\s+filter\w*|capped|at\s+least|"
@@ -423,11 +442,13 @@ INTRINSIC_DISCLOSURES = frozenset(
 
 
 # A claim that calling the tool is safe; the tool's own verbs can contradict it.
-SAFETY_CLAIM = cue(
-    r"\b(?:read[- ]only|(?:has\s+)?no\s+side[- ]effects?|side[- ]effect[- ]free|non[- ]destructive|"
-    r"(?:does\s+not|doesn't|never|will\s+not|won't)\s+(?:modify|change|write|alter|delete)\s+(?:anything|any)|"
-    r"safe\s+to\s+(?:call|retry|run))\b"
-)
+SAFETY_CLAIM = cue(_CLAIMS_NO_CHANGE)
+
+
+# A claim made under a condition that comes before it ("with dry_run it changes nothing") or of a mode
+# ("in preview mode it is read-only") describes that mode, which a tool that changes state may well have.
+CONDITION = re.compile(r"\b(?:if|when|unless|while|with)\b", _I)
+MODE = re.compile(r"\b(?:dry[-_ ]?run|preview|simulat\w*|validate_only)\b", _I)
 
 
 # "read-only SELECT", "read-only queries": the claim names what is read-only, a scope rather than a promise.

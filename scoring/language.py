@@ -32,11 +32,13 @@ from scoring.cues import (
     _SCRIPT_OR_EVAL,
     _VERB_MARKERS,
     CLAIM_BREAKERS,
+    CONDITION,
     CONTRAST,
     DISCLOSURES,
     EMPHASIS,
     FILLER,
     INTRINSIC_DISCLOSURES,
+    MODE,
     PARAM_CUE,
     PRIORITY,
     PROMOTIONAL,
@@ -403,20 +405,42 @@ def _false_claims(analysis: Analysis, name: str) -> None:
     if not changing:
         return
     kept = []
-    for index, sentence in enumerate(analysis.sentences):
-        match = SAFETY_CLAIM.search(sentence)
-        if match is None or _QUALIFIED_CLAIM.match(sentence, match.end()):
-            kept.append(sentence)
+    # Padding is read too: "Read only." says nothing specific, and is a claim all the same.
+    for index, sentence in enumerate([*analysis.sentences, *analysis.padding]):
+        match = _unconditional_claim(sentence)
+        if match is None:
+            if index < len(analysis.sentences):
+                kept.append(sentence)
             continue
-        analysis.false_claim = (
+        analysis.false_claim = analysis.false_claim or (
             f"the description claims {quote(match.group(0))} but the tool will {changing[0]} "
             f"(its name or purpose says so)"
         )
-        if index:
-            analysis.set_aside.append(sentence)
-        else:
+        if index == 0:
             kept.append(sentence)
+        elif index < len(analysis.sentences):
+            analysis.set_aside.append(sentence)
     analysis.sentences = kept
+
+
+def _unconditional_claim(sentence: str) -> re.Match[str] | None:
+    """The safety claim ``sentence`` makes of every call: not a scope ("read-only SELECT queries"), not one
+    made under a condition or of a mode ("with dry_run it changes nothing")."""
+    match = SAFETY_CLAIM.search(sentence)
+    if match is None or CONDITION.search(sentence, 0, match.start()) or MODE.search(sentence):
+        return None
+    qualifier = _QUALIFIED_CLAIM.match(sentence, match.end())
+    if (
+        qualifier
+        and match.group(0).lower().startswith("read")
+        and qualifier.group(0).strip().lower() not in (_SELF_NOUNS | _VAGUE_NOUNS | _CLAIM_OF_ACCESS)
+    ):
+        return None
+    return match
+
+
+# "read-only access", "read-only mode": the words after the claim name the call itself, not a scope.
+_CLAIM_OF_ACCESS = frozenset(["access", "mode", "call", "calls"])
 
 
 def analyze(

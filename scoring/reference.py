@@ -36,7 +36,12 @@ HOW_JUDGED: dict[str, list[str]] = {
         + ".",
         "A cue counts only when its clause says something specific to the tool: a number, an identifier, a "
         "quoted value, a word of the tool's own name, a parameter's or sibling's name, or a word rare in "
-        "English (wordfreq Zipf below 4). 'Errors: on error' and 'Returns: the result' earn nothing.",
+        "English (wordfreq Zipf below 4; a plural as rare as its noun, a noun of a quality such as "
+        "'functionality' as its adjective). Words there whatever the tool are not evidence: whoever asks for "
+        "the call ('when the user asks'), the parts of a definition ('the parameters in the input schema') "
+        "and the words that only name a kind of disclosure ('raises an exception on invalid input', 'an "
+        "error message'). A list of three or more short named things ('size, creation time, permissions "
+        "and type') is. 'Errors: on error' and 'Returns: the result' earn nothing.",
         "Annotated tools start at 3, others at 2; +1 for the first category disclosed, +1 for two and +1 "
         "for four or more (5 at most). Restating readOnlyHint earns nothing. For a mutating tool, saying "
         "what it changes or destroys counts twice; a 'Returns …' sentence that lists fields discloses the "
@@ -44,7 +49,10 @@ HOW_JUDGED: dict[str, list[str]] = {
         "caps Behavior at 3.",
         "A safety claim on a tool whose name or purpose verb deletes, writes, sends, executes or kills is "
         "false: the claim's sentence is set aside, Behavior scores 1 and the False Safety Claim flag is "
-        "raised. "
+        "raised. A claim is any wording that the call changes nothing at all ('read only', 'never modifies "
+        "any data', 'makes no changes', 'non-mutating', 'harmless'); a negation with an object of its own "
+        "('never deletes the default branch'), a scope ('read-only fields') and a claim made under a "
+        "condition or of a mode ('with dry_run set, nothing is written') are not. "
         "A mutating tool that never says what it changes or destroys stays at 3 or below. A description "
         "that contradicts its annotations (readOnlyHint with a verb that always changes state, such as "
         "create, delete or send; destructiveHint with a read-only claim) scores 1 and raises the "
@@ -147,9 +155,9 @@ judge is an LLM whose scores move by one between runs. Measured on 2026-12-01:
 
 | dimension | n | exact | within ±1 | Spearman ρ | mean bias | length: exact | ±1 | ρ |
 |---|---|---|---|---|---|---|---|---|
-| behavior | 204 | 59% | 94% | 0.58 | -0.03 | 56% | 90% | 0.53 |
+| behavior | 204 | 58% | 94% | 0.58 | -0.02 | 56% | 90% | 0.53 |
 | conciseness | 204 | 66% | 95% | 0.55 | +0.20 | 55% | 89% | 0.27 |
-| completeness | 204 | 48% | 92% | 0.70 | +0.19 | 49% | 88% | 0.58 |
+| completeness | 204 | 49% | 92% | 0.70 | +0.20 | 49% | 88% | 0.58 |
 | parameters | 108 | 61% | 94% | 0.72 | +0.04 | 41% | 81% | 0.43 |
 
 With `--halves` it prints the table for each half of the set split by server (the parity of the first
@@ -173,7 +181,7 @@ only English is its price and URL is not front-loaded. The 8 descriptions of the
 English are scored on structure alone, which expects the faults of wording it cannot read at the rate
 English descriptions of as many statements show them (now under half a fault, so never a point); on
 those tools Glama's Conciseness follows nothing the structure shows. Completeness runs a little generous
-(+0.19). Evidence is judged by words, so a rare word that is itself the cue ("Authentication: as
+(+0.20). Evidence is judged by words, so a rare word that is itself the cue ("Authentication: as
 needed") still counts towards Conciseness's word budget, and a tool's own word used as a label ("Note:
 …" on a notes tool) reads as specific."""
 

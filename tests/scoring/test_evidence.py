@@ -147,3 +147,42 @@ def test_a_list_of_returned_fields_discloses_the_return_shape_however_everyday_i
         make_tool("get_file_info", "Retrieve metadata about a file. Returns the result, data and output.")
     )
     assert "return shape" not in bare["dimensions"]["behavior"]["justification"].split(";")[0]
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "It never modifies any data.",
+        "Will not alter or delete anything.",
+        "No data is modified.",
+        "Harmless: makes no changes.",
+        "This is a non-mutating operation.",
+        "Purely informational, no writes.",
+        "It has no side-effects whatsoever.",
+        "Safe: read only access.",
+        "Read only.",
+    ],
+)
+def test_any_wording_of_a_safety_claim_on_a_tool_that_deletes_is_a_contradiction(claim: str) -> None:
+    key = {"key": {"type": "string", "description": "The key to delete."}}
+    text = "Delete a key and its value from the store."
+    before = score_tool(make_tool("delete_key", text, key))
+    after = score_tool(make_tool("delete_key", f"{text} {claim}", key))
+    assert "False Safety Claim" in after["flags"]
+    assert scores_of(after)["behavior"] == 1 and after["total"] <= before["total"]
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("move_file", "Move a file to a new path. Does not delete the original until the copy succeeds."),
+        ("git_commit", "Record the staged changes as a commit. Fails if there are no changes to commit."),
+        ("write_file", "Write text to a file. With dry_run set, nothing is written."),
+        ("update_record", "Update a record's fields. Read-only fields such as id are ignored."),
+        ("delete_branch", "Delete a branch. Never deletes the default branch."),
+        ("send_email", "Send an email to one recipient. Does not modify any drafts."),
+    ],
+)
+def test_a_bound_on_what_a_tool_changes_is_no_safety_claim(name: str, text: str) -> None:
+    card = score_tool(make_tool(name, text, {"target": {"type": "string", "description": "What to act on."}}))
+    assert "False Safety Claim" not in card["flags"]

@@ -62,6 +62,9 @@ FALSE_CLAIMS = [
     "Read-only, idempotent, no side effects, returns JSON.",
     "This operation is non-destructive and has no side effects.",
     "Safe to call: it is read-only.",
+    "It never modifies any data.",
+    "Harmless: makes no changes.",
+    "Read only.",
 ]
 STATE_CHANGING_NAME = re.compile(
     r"(?:^|[_\-.])(?:delete|remove|create|update|write|send|drop|kill|insert|move)"
