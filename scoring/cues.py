@@ -230,18 +230,19 @@ _LEAD_IN = re.compile(
     r"^(?:(?:this|the|a|an)\s+(?:mcp\s+)?(?:tool|function|endpoint|method|command|api)\s*"
     r"(?:that|which|to|for|will|can|is used to|allows you to|lets you|enables you to|helps you)?|"
     r"tool\s+(?:to|for|that)|function\s+(?:to|for|that)|(?:it|this)\s+(?:will|can)|"
-    r"(?:allows|lets|enables|helps)\s+(?:you|users?|the user|agents?|an agent|the assistant)?\s*(?:to\s+)?|"
+    r"(?:allows|lets|enables|helps)\s+(?:you|(?:the\s+|an?\s+)?(?:users?|agents?|assistants?|models?|llms?|ai|"
+    r"clients?|callers?))?\s*(?:to\s+)?|"
     r"(?:is|are|can be)?\s*used\s+to|use\s+this\s+(?:tool\s+)?to|call\s+this\s+to|you\s+can|simply|"
     r"just|quickly|easily)\s+",
     _I,
 )
 
 
-_NAME_PREFIX = re.compile(r"^\s*(?:\[[^\]]{1,40}\]|[^\w\s]{1,3})\s*")
+_NAME_PREFIX = re.compile(r"^\s*(?:\[[^\]]{1,40}\]|\([^)]{1,40}\)|[^\w\s(]{1,3})\s*")
 
 
-# "Bing search: …", "Notion | Get page", "GitHub › Create issue": a label or namespace before the text.
-_LABEL = re.compile(r"^([\w.-]+(?: [\w.-]+){0,2})(?::|\s*[|›»]|\s+[–—])\s+")
+# "Bing search: …", "Notion | Get page", "jira_create_issue - Create …": a label or namespace before the text.
+_LABEL = re.compile(r"^([\w.-]+(?: [\w.-]+){0,2})(?::|\s*[|›»]|\s+[–—-])\s+")
 
 
 _VERB_MARKERS = frozenset(["will", "can", "to", "this", "it", "which", "that", "and", "then", "also"])

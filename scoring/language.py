@@ -170,12 +170,14 @@ def _find_purpose(sentence: str) -> tuple[str | None, str | None, int | None, st
         lead = (lead or "") + match.group(0)
         stripped = stripped[match.end() :]
     clause = _CLAUSE_BREAK.split(stripped, maxsplit=1)[0]
-    # "Calculates/evaluates …": either side of a slash is a word of its own.
-    tokens = word_tokens(_RATE.sub(" ", stripped))
+    # "Calculates/evaluates …": either side of a slash is a word of its own; "Fetch & parse" is "and".
+    tokens = word_tokens(_RATE.sub(" ", stripped.replace(" & ", " and ")))
     words = [part for word in tokens for part in _SLASH_AS_OR.sub(" or ", word).split()]
+    # "Searches, filters and sorts tickets": verbs listed after the first come before its object.
+    listed = bool(words) and re.match(rf"\W*{re.escape(words[0])}\s*,", stripped) is not None
     for position, word in enumerate(words[:14]):
         following = words[position + 1] if position + 1 < len(words) else ""
-        lemma = purpose_verb(word, following)
+        lemma = purpose_verb(word, following) or (_unknown_verb(word, following) if position == 0 else None)
         # The verb leads, or comes after a marker that makes it one ("..., this will search issues").
         before = words[position - 1].lower() if position else ""
         # "Permanently delete ..." : a leading adverb does not hide the verb.
@@ -198,6 +200,9 @@ def _find_purpose(sentence: str) -> tuple[str | None, str | None, int | None, st
             coordinated = index < len(followers) and purpose_verb(followers[index], after)
             if not resource_words and lower in _COORDINATORS and coordinated:
                 index += 1
+                listed = False  # "…, filters and sorts": the last verb of the list is passed
+                continue
+            if listed and not resource_words and purpose_verb(follower, after or "the"):
                 continue
             if lower in _BOUNDARY_WORDS:
                 if len(resource_words) == 1 and resource_words[0].lower() in _CONTAINERS and lower in _OF:
@@ -213,6 +218,18 @@ def _find_purpose(sentence: str) -> tuple[str | None, str | None, int | None, st
         resource = " ".join(resource_words) if specific else None
         return lemma, VERB_KIND.get(lemma, "action"), position, resource, clause or stripped
     return None, None, None, None, clause or stripped
+
+
+def _unknown_verb(word: str, following: str) -> str | None:
+    """A word too rare for the lexicon's tables ("Upsert", "Unstages", "Populate"), leading the sentence
+    before a determiner: an imperative or third-person verb of the trade, read as its base form. A noun
+    seldom opens a description with "a" or "the" after it."""
+    lower = word.lower()
+    if not lower.isalpha() or following.lower() not in _DETERMINERS or lexicon.zipf(lower) > 0:
+        return None
+    if lexicon.verb_reading(lower) is not None or is_identifier(word):
+        return None
+    return lower[:-1] if lower.endswith("s") and not lower.endswith("ss") else lower
 
 
 def _siblings_in(text: str, tokens: list[str], siblings: Sequence[str]) -> list[str]:

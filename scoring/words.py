@@ -378,6 +378,8 @@ def purpose_verb(word: str, following: str) -> str | None:
     lemma = verb_lemma(word)
     if lemma is not None:
         return lemma
+    if "-" in word:  # "Bulk-delete", "Re-index", "Auto-format": the verb is the last part
+        return purpose_verb(word.rsplit("-", 1)[1], following)
     reading = lexicon.verb_reading(word)
     if reading is None or reading[0] in _AUXILIARIES:
         return None

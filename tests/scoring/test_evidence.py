@@ -186,3 +186,22 @@ def test_any_wording_of_a_safety_claim_on_a_tool_that_deletes_is_a_contradiction
 def test_a_bound_on_what_a_tool_changes_is_no_safety_claim(name: str, text: str) -> None:
     card = score_tool(make_tool(name, text, {"target": {"type": "string", "description": "What to act on."}}))
     assert "False Safety Claim" not in card["flags"]
+
+
+@pytest.mark.parametrize(
+    ("text", "verb", "resource"),
+    [
+        ("Upsert a vector into the index.", "upsert", "vector"),
+        ("Unstages all staged changes", "unstage", "staged changes"),
+        ("Bulk-delete messages in a channel.", "delete", "messages"),
+        ("Re-index the collection.", "index", "collection"),
+        ("jira_create_issue - Create an issue in a project.", "create", "issue"),
+        ("(Admin) Reset a user's password.", "reset", "user's password"),
+        ("Searches, filters and sorts tickets by status.", "search", "tickets"),
+        ("Fetch & parse an RSS feed.", "fetch", "RSS feed"),
+        ("Allows the agent to list open pull requests.", "list", "open pull requests"),
+    ],
+)
+def test_verbs_of_the_trade_labels_and_lists_of_verbs_are_read(text: str, verb: str, resource: str) -> None:
+    analysis = analyze(text, name="tool")
+    assert (analysis.verb, analysis.resource) == (verb, resource)
