@@ -325,7 +325,9 @@ USAGE_WHEN = cue(
     r"typically\s+(?:used|called)|use\s+(?:after|before|with|together|together\s+with)|prerequisite|"
     r"in\s+(?:conjunction|combination)\s+with|followed\s+by|use\s+(?:this|it)\s+(?:for|to)|"
     r"good\s+for|meant\s+for|for\s+(?:example|instance),?\s+when|when\s+to\s+use|use\s+(?:for|when|if)|"
-    r"(?:cheaper|faster|quicker|lighter|smaller)\s+than)\b",
+    r"(?:cheaper|faster|quicker|lighter|smaller)\s+than|best\s+used\s+(?:for|when|if|to|with)|"
+    r"(?:must|needs?\s+to)\s+be\s+(?:called|used|run)|only\s+(?:needed|required|necessary)\s+(?:if|when|for)|"
+    r"(?:reach\s+for|pick|choose)\s+(?:this|it)(?:\s+tool)?\s+(?:when|if|for)|works\s+best\s+(?:with|when|for|if))\b",
     _I,
 )
 
@@ -333,7 +335,8 @@ USAGE_WHEN = cue(
 USAGE_WHEN_NOT = cue(
     r"\b(?:(?:do\s+not|don't|never|avoid)\s+(?:use|call|invoke|using|calling)|not\s+(?:suitable|intended|"
     r"meant|designed|appropriate)|instead|rather\s+than|unless|prefer\s+\w+|only\s+(?:use|call)|"
-    r"not\s+for\b|is\s+not\s+needed|no\s+need\s+to|when\s+not\s+to\s+use|(?:slower|costlier|heavier)\s+than)\b",
+    r"not\s+for\b|is\s+not\s+needed|no\s+need\s+to|when\s+not\s+to\s+use|(?:slower|costlier|heavier)\s+than|"
+    r"avoid\s+(?:for|when|if|it|this)|(?:is|are)\s+(?:faster|cheaper|quicker|lighter|better\s+suited))\b",
     _I,
 )
 
@@ -434,6 +437,10 @@ DISCLOSURES: dict[str, Cue] = {
 
 
 READ_ONLY_CLAIM = DISCLOSURES["read-only"]
+
+
+# The categories that say a call is safe rather than what it does.
+SAFETY_CATEGORIES = frozenset(["read-only", "idempotence"])
 
 
 # Categories whose cue says something specific by itself ("cannot be undone", "idempotent", "RCE").

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from scoring.cues import SAFETY_CATEGORIES
 from scoring.language import Analysis, idle_padding
 from scoring.signals import ContextSignals, Hint, described_parameters
 from scoring.toolset import Siblings
@@ -29,7 +30,6 @@ QUESTIONS: dict[str, str] = {
 
 Scored = tuple[int, str]
 # Disclosures that only claim the call is safe; on their own, without annotations, they earn partial credit.
-SAFETY_CATEGORIES = frozenset(["read-only", "idempotence"])
 
 
 @dataclass

@@ -219,7 +219,9 @@ def _evidence(joined: Joined, match: re.Match[str], vocabulary: Vocabulary) -> b
         window = (
             text[opening : match.start()] + " " + text[match.end() : _clause_end(text, match.end(), part_end)]
         )
-    return bool(specific_words(window, vocabulary)) or _enumerates(window)
+    # "Prefer get_ticket for …": an identifier the cue itself takes in is evidence too.
+    named = any(map(is_identifier, word_tokens(match.group(0))))
+    return named or bool(specific_words(window, vocabulary)) or _enumerates(window)
 
 
 _LIST_ITEM_BREAK = re.compile(r",\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+")

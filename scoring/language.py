@@ -43,6 +43,7 @@ from scoring.cues import (
     PRIORITY,
     PROMOTIONAL,
     READ_ONLY_CLAIM,
+    SAFETY_CATEGORIES,
     SAFETY_CLAIM,
     USAGE_IMPLIED,
     USAGE_WHEN,
@@ -551,11 +552,19 @@ def analyze(
     rest = Joined(rest_parts)
     scans = {True: rest, False: rest if effect_parts == rest_parts else Joined(effect_parts)}
     match: re.Match[str] | None
+    # "side-effect free", "does not delete anything": a claim that nothing changes discloses no effect.
+    claimed = {
+        key: [found.span() for found in SAFETY_CLAIM.finditer(scan.text, scan.heads)]
+        for key, scan in scans.items()
+    }
     for category, pattern in DISCLOSURES.items():
         scan = scans[category in _READ_IN_RETURNS]
         intrinsic = category in INTRINSIC_DISCLOSURES
+        claims = claimed[category in _READ_IN_RETURNS] if category not in SAFETY_CATEGORIES else []
         # Matches come in text order, so the first with evidence is in the earliest part that has one.
         for match in pattern.finditer(scan.text, scan.heads):
+            if any(start < match.end() and match.start() < end for start, end in claims):
+                continue
             if intrinsic or _evidence(scan, match, vocabulary):
                 analysis.disclosures[category] = scan.parts[scan.part_at(match.start())]
                 break

@@ -41,8 +41,17 @@ def test_a_false_safety_claim_on_delete_is_a_contradiction() -> None:
     assert any(finding["rule"] == "false-safety-claim" for finding in card["findings"])
 
 
-def test_a_safety_claim_without_annotations_earns_partial_credit_only() -> None:
-    text = "List the keys of a namespace. Read-only, idempotent, no side effects."
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "Read-only, idempotent, no side effects.",
+        "Idempotent and side-effect free.",
+        "It never modifies any data and has no side effects.",
+    ],
+)
+def test_a_safety_claim_without_annotations_earns_partial_credit_only(claim: str) -> None:
+    # A claim that nothing changes is no disclosure of side effects, however it is worded.
+    text = f"List the keys of a namespace. {claim}"
     card = score_tool(make_tool("list_keys", text, {"namespace": {"type": "string", "description": "Name."}}))
     assert scores_of(card)["behavior"] <= 3
 
@@ -89,6 +98,14 @@ def test_the_object_of_coordinated_verbs_is_found(text: str, resource: str) -> N
         "Prefer taking a snapshot over taking a screenshot.",
         "It is cheaper than capturing the whole snapshot when you only need one element.",
         "When to use this tool:\n- Breaking a problem into steps\n- Planning with room for revision",
+        "Best used for triage of incoming bug reports.",
+        "Only needed if the page's URL is unknown.",
+        "Must be called after open_browser.",
+        "Reach for this when a cached copy is stale.",
+        "Works best with two or three keywords.",
+        "For a known URL, fetch_page is faster.",
+        "Avoid for bulk crawling; use crawl_site.",
+        "Prefer fetch_page for a known URL.",
     ],
 )
 def test_usage_phrasings_are_read_as_guidance(usage: str) -> None:
