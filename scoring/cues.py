@@ -399,6 +399,7 @@ DISCLOSURES: dict[str, Cue] = {
     ),
     "errors": cue(
         r"\b(?:errors?|fails?|failure|failed|throws?|raises?|exceptions?|not[_ ]found|invalid|conflict|"
+        r"(?:returns?|responds?\s+with|status(?:\s+code)?|http)\s+[45]\d\d|"
         r"returns?\s+(?:an?\s+)?(?:empty|null|none|nothing|false)|if\s+(?:there\s+is|there's)\s+no|"
         r"(?:does\s+not|doesn't)\s+exist|missing|times?\s+out|timeout|"
         r"(?:an?\s+)?empty\s+(?:string|list|array|result|object)s?\s+(?:when|if)|(?:when|if)\s+nothing\s+matches)\b"
@@ -429,7 +430,7 @@ DISCLOSURES: dict[str, Cue] = {
         r"case[- ]insensitive|recursive\w*|depth|all\s+(?:of\s+)?(?:the\s+)?\w+|in\s+full)\b"
     ),
     "timing and state": cue(
-        r"\b(?:asynchronous\w*|async|background|cached?|caching|eventually|takes?\s+(?:a\s+few|several|up\s+to)|"
+        r"\b(?:asynchronous\w*|async|background|cach(?:e|es|ed|ing)|eventually|takes?\s+(?:a\s+few|several|up\s+to)|"
         r"may\s+take|long[- ]running|blocks?|blocking|waits?\s+(?:for|until)|real[- ]time|stale|"
         r"consistent|atomic\w*|transaction\w*|concurren\w*|lock\w*|queued?)\b"
     ),
@@ -446,6 +447,18 @@ SAFETY_CATEGORIES = frozenset(["read-only", "idempotence"])
 # Categories whose cue says something specific by itself ("cannot be undone", "idempotent", "RCE").
 INTRINSIC_DISCLOSURES = frozenset(
     ["destruction", "security risk", "idempotence", "read-only", "timing and state"]
+)
+
+
+# Cue words of the other categories that name a mechanism rather than the category ("an API key", "the
+# cursor", "a quota", "status 404"), and so say something specific by themselves; "authentication",
+# "errors" or "pagination" alone do not.
+CONCRETE_DISCLOSURE = re.compile(
+    r"(?:api[ _-]?keys?|(?:access|api|auth|bearer|refresh|personal\s+access)\s+tokens?|oauth\d*|credentials?|"
+    r"logged[ -]in|signed[ -]in|sudo|cursors?|next[ _]page|page[ _]?(?:token|size|number)|has_more|offset|"
+    r"truncat\w*|quotas?|requests?\s+per|per\s+(?:minute|second|hour|day)|"
+    r"(?:returns?|responds?\s+with|status(?:\s+code)?|http)\s+[45]\d\d)",
+    _I,
 )
 
 

@@ -32,6 +32,7 @@ from scoring.cues import (
     _SCRIPT_OR_EVAL,
     _VERB_MARKERS,
     CLAIM_BREAKERS,
+    CONCRETE_DISCLOSURE,
     CONDITION,
     CONTRAST,
     DISCLOSURES,
@@ -368,6 +369,11 @@ def _join_lists(text: str) -> str:
     return "\n".join(out)
 
 
+def _discloses_by_itself(sentence: str) -> bool:
+    """Whether ``sentence`` holds a disclosure that needs no evidence ("This permanently removes it.")."""
+    return any(DISCLOSURES[category].search(sentence) for category in INTRINSIC_DISCLOSURES)
+
+
 def _drop_padding(analysis: Analysis, vocabulary: Vocabulary) -> None:
     """Set aside boilerplate: sentences with nothing specific to the tool in them (filler, headers with
     nothing under them)."""
@@ -376,7 +382,7 @@ def _drop_padding(analysis: Analysis, vocabulary: Vocabulary) -> None:
     kept: list[str] = []
     sentences = analysis.sentences
     for index, sentence in enumerate(sentences):
-        said = specific_words(sentence, vocabulary) or _enumerates(sentence)
+        said = specific_words(sentence, vocabulary) or _enumerates(sentence) or _discloses_by_itself(sentence)
         if not kept and not said and index + 1 < len(sentences) and not _is_header(sentence):
             # An opening with nothing specific ("A very handy tool.") is padding when more follows, unless
             # it states an action.
@@ -565,7 +571,8 @@ def analyze(
         for match in pattern.finditer(scan.text, scan.heads):
             if any(start < match.end() and match.start() < end for start, end in claims):
                 continue
-            if intrinsic or _evidence(scan, match, vocabulary):
+            concrete = intrinsic or CONCRETE_DISCLOSURE.fullmatch(match.group(0)) is not None
+            if concrete or _evidence(scan, match, vocabulary):
                 analysis.disclosures[category] = scan.parts[scan.part_at(match.start())]
                 break
     if match := read.search(READ_ONLY_CLAIM):

@@ -41,7 +41,9 @@ HOW_JUDGED: dict[str, list[str]] = {
         "the call ('when the user asks'), the parts of a definition ('the parameters in the input schema') "
         "and the words that only name a kind of disclosure ('raises an exception on invalid input', 'an "
         "error message'). A list of three or more short named things ('size, creation time, permissions "
-        "and type') is. 'Errors: on error' and 'Returns: the result' earn nothing.",
+        "and type') is. A cue that names a mechanism rather than its category is evidence by itself: an API "
+        "key, a token, the cursor, a quota, 'returns 404'. 'Errors: on error', 'Authentication: as needed' "
+        "and 'Returns: the result' earn nothing.",
         "Annotated tools start at 3, others at 2; +1 for the first category disclosed, +1 for two and +1 "
         "for four or more (5 at most). Restating readOnlyHint earns nothing. For a mutating tool, saying "
         "what it changes or destroys counts twice; a 'Returns …' sentence that lists fields discloses the "

@@ -222,3 +222,23 @@ def test_a_bound_on_what_a_tool_changes_is_no_safety_claim(name: str, text: str)
 def test_verbs_of_the_trade_labels_and_lists_of_verbs_are_read(text: str, verb: str, resource: str) -> None:
     analysis = analyze(text, name="tool")
     assert (analysis.verb, analysis.resource) == (verb, resource)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "category"),
+    [
+        ("Returns 404 when the repository is private.", "errors"),
+        ("Requires an API key.", "authentication"),
+        ("Use the cursor from the previous page to continue.", "pagination"),
+        ("Caches the result for five minutes.", "timing and state"),
+        ("This permanently removes the file.", "destruction"),
+    ],
+)
+def test_a_disclosure_that_names_its_mechanism_needs_no_other_evidence(sentence: str, category: str) -> None:
+    analysis = analyze(f"Fetch a repository's README. {sentence}", name="get_readme", params={"repo": {}})
+    assert category in analysis.disclosures
+
+
+def test_naming_a_category_alone_is_still_no_disclosure() -> None:
+    analysis = analyze("Fetch a repository's README. Authentication: as needed. Pagination: supported.")
+    assert not {"authentication", "pagination"} & analysis.disclosures.keys()
