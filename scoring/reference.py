@@ -94,7 +94,11 @@ HOW_JUDGED: dict[str, list[str]] = {
 
 COHERENCE_JUDGED: dict[str, str] = {
     "disambiguation": "Pairs of tools whose descriptions (word overlap >= 0.7) or descriptions (>= 0.5) "
-    "and parameter names (>= 0.8) together read alike; pairs that name each other count half. "
+    "and parameter names (>= 0.8) together read alike; pairs that name each other count half. A pair "
+    "short of near-identical (< 0.9) does not read alike when its actions differ in kind (create, read, "
+    "update, delete) or when what each acts on, by name and purpose, shares no word beyond the server's "
+    "theme (a word in the names of a third of its tools, and three at least): 'Get dividends for a "
+    "symbol' and 'Get news for a symbol' are one template for two purposes. "
     "0 pairs: 5; up to 2: 4; up to half the tools: 3; more: 2; several near-identical: 1. Candidate pairs "
     "come from an index of the descriptions' rarest words (every pair with overlap >= 0.5 shares one), "
     "at most 64 per tool, so a server of thousands of tools is compared in linear time; past that bound "
@@ -295,7 +299,8 @@ def scoring_markdown() -> str:
         "- Coherence: the four dimensions below, equally weighted. Overall: `0.7 x description quality + "
         "0.3 x coherence`.",
         "- Shadowing risk (reported, never scored): a tool whose invocation cost is at least twice and at "
-        "least 4 more than a sibling's, when the two share an action class and a resource; only the "
+        "least 4 more than a sibling's, when the two share an action class and a resource beyond the "
+        "server's theme (so no `generate_liquid_chart` shadows `generate_bar_chart`); only the "
         "dearest qualifying sibling is considered.",
         "",
         "| coherence dimension | key | how it is judged |",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import Counter
+from collections.abc import Set
 from typing import Any
 
 from scoring.arithmetic import (
@@ -25,7 +26,7 @@ from scoring.lints import GENERIC_NAMES, naming_convention
 from scoring.signals import ContextSignals, properties_of
 from scoring.toolset import ToolNames, content, jaccard, name_actions, name_verb, stem
 from scoring.toolset import namespace as toolset_namespace
-from scoring.words import VERB_KIND, name_words, verb_lemma
+from scoring.words import VERB_KIND, name_words, verb_lemma, word_tokens
 
 
 def disambiguation(
@@ -40,11 +41,19 @@ def disambiguation(
     helped: list[tuple[str, str]] = []
     counts = {"confused": 0, "helped": 0, "twins": 0}
     pairs, cut = index.alike_pairs()
+    theme = _theme(names)
     for left_index, right_index, text_similarity in pairs:
         left, right = names[left_index], names[right_index]
         left_params, right_params = params[left_index], params[right_index]
         schema_similarity = jaccard(left_params, right_params) if left_params or right_params else 1.0
         counts["twins"] += text_similarity >= 0.9
+        # "Get dividends for a symbol" and "Get news for a symbol", "Create a directory" and "List a
+        # directory": one template, two purposes, told apart by what each acts on or how.
+        objects = (_objects(left, analyses[left], theme), _objects(right, analyses[right], theme))
+        kinds = {analyses[left].verb_kind, analyses[right].verb_kind}
+        distinct_actions = len(kinds) == 2 and kinds <= _DISTINCT_KINDS
+        if text_similarity < 0.9 and (distinct_actions or _different_objects(*objects)):
+            continue
         if text_similarity >= 0.7 or schema_similarity >= 0.8:
             named = right in analyses[left].siblings_named or left in analyses[right].siblings_named
             kind, examples = ("helped", helped) if named else ("confused", confused)
@@ -73,6 +82,27 @@ def disambiguation(
     if helped:
         text += f"; in {counts['helped']} the descriptions name each other, which helps"
     return score, text + ". Say in each what sets it apart from the other to earn more."
+
+
+# Verb kinds that never stand for one another (an "action" or a vague verb may be any of them).
+_DISTINCT_KINDS = frozenset(["read", "create", "update", "delete"])
+
+
+def _theme(names: list[str]) -> set[str]:
+    """The stems of words in the names of a third of the tools, and three at least: the server's theme
+    ("chart" of generate_bar_chart and generate_liquid_chart), which tells no two of them apart."""
+    named = Counter(stem(word) for name in names for word in set(name_words(name)))
+    return {word for word, count in named.items() if count >= max(3, len(names) / 3)}
+
+
+def _objects(name: str, analysis: Analysis, theme: Set[str]) -> set[str]:
+    """The stems of what a tool acts on, by its name and its purpose, beyond the server's theme."""
+    return ({stem(word) for word in name_verb(name)[1]} | content(analysis.resource or "")) - theme
+
+
+def _different_objects(left: set[str], right: set[str]) -> bool:
+    """Whether two tools name what they act on and share no word of it ("dividends" and "news")."""
+    return bool(left and right) and not left & right
 
 
 def naming_consistency(tools: list[dict[str, Any]]) -> tuple[int, str]:
@@ -104,7 +134,8 @@ def naming_consistency(tools: list[dict[str, Any]]) -> tuple[int, str]:
         score = 5 if order_share >= 0.8 else 4 if order_share >= 0.6 else 3
     shown = ", ".join(f"{kind} {count}" for kind, count in conventions.most_common()) or "single words"
     prefix = f" after the shared prefix '{namespace}'" if namespace else ""
-    text = f"Conventions: {shown}; {dominant} of {counted} multi-word names{prefix} are {order}."
+    habit = "have no verb" if order == "no verb" else f"are {order}"
+    text = f"Conventions: {shown}; {dominant} of {counted} multi-word names{prefix} {habit}."
     if score < 5:
         text += " Use one convention and one word order (snake_case verb_noun is the most common)."
     return score, text
@@ -204,6 +235,7 @@ def shadowing(
     """Tools whose purpose a much cheaper sibling substantially covers (reported, never scored)."""
     costs = {str(t.get("name")): signals[str(t.get("name"))]["invocationCost"] for t in tools}
     by_cost = sorted((cost, name) for name, cost in costs.items())
+    theme = _theme(list(costs))
     risks = []
     flagged: set[str] = set()
     for dear, dear_cost in sorted(costs.items(), key=lambda item: -item[1]):
@@ -216,7 +248,7 @@ def shadowing(
         if below == 0:
             continue
         cheap_cost, cheap = by_cost[below - 1]
-        overlap = _purpose_overlap(dear, cheap, analyses)
+        overlap = _purpose_overlap(dear, cheap, analyses, theme)
         if overlap:
             flagged.add(dear)
             risks.append(
@@ -235,8 +267,9 @@ def shadowing(
     return risks
 
 
-def _purpose_overlap(dear: str, cheap: str, analyses: dict[str, Analysis]) -> str | None:
-    """The shared action and resource of two tools, or None when their purposes differ."""
+def _purpose_overlap(dear: str, cheap: str, analyses: dict[str, Analysis], theme: Set[str]) -> str | None:
+    """The shared action and resource of two tools beyond the server's ``theme``, or None when their
+    purposes differ."""
     left, right = analyses[dear], analyses[cheap]
     left_verb, left_words = name_verb(dear)
     right_verb, right_words = name_verb(cheap)
@@ -244,10 +277,13 @@ def _purpose_overlap(dear: str, cheap: str, analyses: dict[str, Analysis]) -> st
     right_kind = right.verb_kind or VERB_KIND.get(right_verb or "")
     if left_kind != right_kind or left_kind not in {"read", "action"}:
         return None
+    # Compared by stem, shown as the dearer tool's own words ("variant", not the stem "varian").
+    left_words = [*left_words, *word_tokens(left.resource or "")]
     left_resources = {stem(w) for w in left_words} | content(left.resource or "")
     right_resources = {stem(w) for w in right_words} | content(right.resource or "")
-    shared = left_resources & right_resources
-    return f"both {left_kind} {', '.join(sorted(shared))}" if shared else None
+    shared = (left_resources & right_resources) - theme
+    shown = sorted({word.lower() for word in left_words if stem(word) in shared})
+    return f"both {left_kind} {', '.join(shown)}" if shared else None
 
 
 def roll_up(

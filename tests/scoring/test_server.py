@@ -156,6 +156,50 @@ def test_a_ping_does_not_claim_the_slot() -> None:
     assert [r["cheaperSibling"] for r in risks] == ["get_stats"]
 
 
+SYMBOL = {"symbol": {"type": "string", "description": "Ticker symbol, e.g. AAPL."}}
+
+
+def disambiguation_of(*tools: dict) -> dict:
+    return score_snapshot(snapshot_of(*tools))["server_score"]["coherence"]["disambiguation"]
+
+
+def test_one_template_for_two_objects_does_not_read_alike() -> None:
+    # yahoo-finance's shape: the same sentence and schema, told apart by what each one gets.
+    found = disambiguation_of(
+        make_tool("get_dividends", "Get dividends for a given stock symbol.", SYMBOL),
+        make_tool("get_news", "Get news for a given stock symbol.", SYMBOL),
+        make_tool("get_cashflow", "Get cashflow for a given stock symbol.", SYMBOL),
+    )
+    assert found["score"] == 5, found
+
+
+def test_two_tools_for_one_object_read_alike() -> None:
+    found = disambiguation_of(
+        make_tool("get_stock_price", "Get the stock price for a given stock symbol on a date.", SYMBOL),
+        make_tool("get_stock_prices", "Get the stock prices for a given stock symbol over dates.", SYMBOL),
+    )
+    assert found["score"] == 4 and "`get_stock_price`/`get_stock_prices`" in found["justification"]
+
+
+def test_the_servers_theme_word_is_no_shared_purpose() -> None:
+    # mcp-server-chart's shape: every name says "chart"; a cheap liquid chart does not shadow a bar chart.
+    points = {"type": "array", "items": {"type": "object", "properties": {"x": {}, "y": {}}}}
+    dear = {
+        name: make_tool(
+            name,
+            f"Generate a {name.split('_')[1]} chart from data points.",
+            {c: points for c in "abcdef"},
+            required=list("abcdef"),
+        )
+        for name in ("generate_bar_chart", "generate_line_chart", "generate_pie_chart")
+    }
+    liquid = make_tool(
+        "generate_liquid_chart", "Generate a liquid chart of one percentage.", {"percent": {"type": "number"}}
+    )
+    card = score_snapshot(snapshot_of(*dear.values(), liquid))
+    assert card["server_score"]["shadowing"] == []
+
+
 def test_chinese_description_is_scored_on_structure_and_flagged() -> None:
     tool = make_tool(
         "fetch_webpage",
