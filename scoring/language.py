@@ -158,8 +158,12 @@ def _subject_first(sentence: str, vocabulary: Vocabulary) -> str | None:
     return clause.strip().rstrip(".") if specific_words(" ".join(words[:4]), vocabulary) else None
 
 
-def _find_purpose(sentence: str) -> tuple[str | None, str | None, int | None, str | None, str]:
-    """(verb, kind, position, resource, purpose clause) of the first sentence."""
+def _find_purpose(
+    sentence: str, own: frozenset[str] = frozenset()
+) -> tuple[str | None, str | None, int | None, str | None, str]:
+    """(verb, kind, position, resource, purpose clause) of the first sentence; ``own`` are the words of
+    the tool's name, which name its object however vague they are elsewhere ("List all requests" of
+    list_requests)."""
     stripped = _NAME_PREFIX.sub("", sentence)
     label = _LABEL.match(stripped)
     if label and verb_lemma(label.group(1).split()[0]) is None:
@@ -182,10 +186,11 @@ def _find_purpose(sentence: str) -> tuple[str | None, str | None, int | None, st
         lemma = purpose_verb(word, following) or (_unknown_verb(word, following) if position == 0 else None)
         # The verb leads, or comes after a marker that makes it one ("..., this will search issues").
         before = words[position - 1].lower() if position else ""
-        # "Permanently delete ..." : a leading adverb does not hide the verb.
+        # "Permanently delete ...", "Force terminate a session": a leading adverb or modifier does not hide
+        # the verb that takes the object.
         marked = (
             before in _VERB_MARKERS
-            or (position == 1 and before.endswith("ly"))
+            or (position == 1 and (before.endswith("ly") or following.lower() in _DETERMINERS))
             or (before == "for" and word.lower().endswith("ing"))  # "deck list tool for retrieving decks"
         )
         if lemma is None or (position > 0 and not marked):
@@ -206,9 +211,14 @@ def _find_purpose(sentence: str) -> tuple[str | None, str | None, int | None, st
                 continue
             if listed and not resource_words and purpose_verb(follower, after or "the"):
                 continue
+            if not resource_words and lower in {"if", "whether"}:
+                continue  # "Check if packages are deprecated"
             if lower in _BOUNDARY_WORDS:
                 if len(resource_words) == 1 and resource_words[0].lower() in _CONTAINERS and lower in _OF:
                     resource_words = []  # "a list of components", "information about a summoner"
+                    continue
+                if resource_words and lower in _PREPOSITIONS and not _specific(resource_words, own):
+                    resource_words = []  # "Write values to the Excel sheet": the target names the object
                     continue
                 if resource_words or lower not in _PREPOSITIONS:
                     break
@@ -216,10 +226,15 @@ def _find_purpose(sentence: str) -> tuple[str | None, str | None, int | None, st
             if lower in _DETERMINERS or lower in {"up", "out", "down", "back"}:
                 continue
             resource_words.append(follower)
-        specific = [word for word in resource_words if word.lower() not in _VAGUE_NOUNS]
-        resource = " ".join(resource_words) if specific else None
+        resource = " ".join(resource_words) if _specific(resource_words, own) else None
         return lemma, VERB_KIND.get(lemma, "action"), position, resource, clause or stripped
     return None, None, None, None, clause or stripped
+
+
+def _specific(words: list[str], own: frozenset[str]) -> bool:
+    """Whether one of ``words`` names a thing: not a vague noun ("values", "input"), or a word of the
+    tool's own name."""
+    return any(word.lower() not in _VAGUE_NOUNS or word.lower() in own for word in words)
 
 
 def _unknown_verb(word: str, following: str) -> str | None:
@@ -487,6 +502,7 @@ def analyze(
     if server_vocabulary is None:
         server_vocabulary = names_vocabulary(frozenset((name, *siblings)))
     vocabulary = vocabulary_of(name, server_vocabulary, params or {})
+    own = frozenset(name_words(name))
     seen: set[str] = set()
     every_sentence = Joined(all_sentences)
     priorities, promotions, emphases = map(
@@ -514,7 +530,7 @@ def analyze(
         analysis.sentences.append(sentence)
     if analysis.sentences and analysis.supported:
         # What the first sentence says the tool acts on is its subject too ("Search notes …": a note).
-        resource = _find_purpose(analysis.sentences[0])[3]
+        resource = _find_purpose(analysis.sentences[0], own)[3]
         if resource:
             named = {word for word in name_words(resource) if _telling_name_word(word)}
             vocabulary |= named | {
@@ -525,7 +541,7 @@ def analyze(
         return analysis
     if not analysis.sentences:
         return analysis
-    verb, kind, position, resource, clause = _find_purpose(analysis.sentences[0])
+    verb, kind, position, resource, clause = _find_purpose(analysis.sentences[0], own)
     analysis.verb, analysis.verb_kind, analysis.verb_position = verb, kind, position
     if position is None or position > 3:
         analysis.subject_first = _subject_first(analysis.sentences[0], vocabulary)

@@ -242,3 +242,27 @@ def test_a_disclosure_that_names_its_mechanism_needs_no_other_evidence(sentence:
 def test_naming_a_category_alone_is_still_no_disclosure() -> None:
     analysis = analyze("Fetch a repository's README. Authentication: as needed. Pagination: supported.")
     assert not {"authentication", "pagination"} & analysis.disclosures.keys()
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "resource"),
+    [
+        ("list_requests", "List all requests with their basic information.", "requests"),
+        ("excel_write_to_sheet", "Write values to the Excel sheet", "Excel sheet"),
+        (
+            "interact_with_process",
+            "Send input to a running process and receive the response.",
+            "running process",
+        ),
+        ("force_terminate", "Force terminate a running terminal session.", "running terminal session"),
+        ("npm_deprecated", "Check if packages are deprecated", "packages are deprecated"),
+    ],
+)
+def test_the_object_is_found_past_a_vague_head_a_modifier_or_a_conjunction(
+    name: str, text: str, resource: str
+) -> None:
+    # A word of the tool's own name is its object however vague elsewhere; a vague object gives way to
+    # the target after its preposition.
+    card = score_tool(make_tool(name, text))
+    assert analyze(text, name=name).resource == resource
+    assert scores_of(card)["purpose"] >= 4, card["dimensions"]["purpose"]["justification"]
