@@ -196,6 +196,7 @@ def _find_purpose(
         if lemma is None or (position > 0 and not marked):
             continue
         resource_words: list[str] = []
+        targeted = False  # whether the object is the target of a preposition after a vague one
         followers = words[position + 1 : position + 12]
         index = 0
         while index < len(followers) and len(resource_words) < 8:
@@ -219,6 +220,7 @@ def _find_purpose(
                     continue
                 if resource_words and lower in _PREPOSITIONS and not _specific(resource_words, own):
                     resource_words = []  # "Write values to the Excel sheet": the target names the object
+                    targeted = True
                     continue
                 if resource_words or lower not in _PREPOSITIONS:
                     break
@@ -227,8 +229,22 @@ def _find_purpose(
                 continue
             resource_words.append(follower)
         resource = " ".join(resource_words) if _specific(resource_words, own) else None
-        return lemma, VERB_KIND.get(lemma, "action"), position, resource, clause or stripped
+        kind = VERB_KIND.get(lemma, "action")
+        if lemma in _LIGHT_VERBS and resource and not targeted and _names_an_action(resource_words[-1]):
+            kind = "action"  # "Perform an HTTP DELETE request", "Perform a commute analysis"
+        return lemma, kind, position, resource, clause or stripped
     return None, None, None, None, clause or stripped
+
+
+# Verbs whose object carries the action: "perform a search" is a search, however vague "perform" is.
+_LIGHT_VERBS = frozenset(["perform", "do", "conduct"])
+
+
+def _names_an_action(noun: str) -> bool:
+    """Whether ``noun`` names an action: a verb's form ("request", "search", "thinking") or a noun made
+    from one ("analysis", "conversion", "assessment")."""
+    lower = noun.lower()
+    return lexicon.verb_reading(lower) is not None or lower.endswith(("sis", "tion", "ment"))
 
 
 def _specific(words: list[str], own: frozenset[str]) -> bool:

@@ -19,7 +19,11 @@ HOW_JUDGED: dict[str, list[str]] = {
         "5: a specific verb and resource, plus something that sets the tool apart: a sibling named, or a "
         "contrast or scope ('only', 'instead', 'without', 'in full').",
         "4: a specific verb and resource with nothing that sets it apart. 3: a verb without a specific "
-        "object, a vague verb ('manage', 'handle', 'process') with one, or a noun phrase with no verb.",
+        "object, a vague verb ('manage', 'handle', 'process') with one, or a noun phrase with no verb. "
+        "A light verb ('perform', 'do', 'conduct') takes its action from its object: 'Perform an HTTP "
+        "DELETE request' states a request. The object is a word of the tool's own name however vague it "
+        "is elsewhere ('List all requests' of list_requests), or the target after a vague one ('Write "
+        "values to the Excel sheet').",
         "2 or 1: a bare vague word, or a description that restates the name or title (the tautology gate "
         "caps Purpose at 2).",
     ],
@@ -163,7 +167,7 @@ judge is an LLM whose scores move by one between runs. Measured on 2026-12-01:
 |---|---|---|---|---|---|---|---|---|
 | behavior | 204 | 58% | 94% | 0.58 | -0.02 | 56% | 90% | 0.53 |
 | conciseness | 204 | 66% | 95% | 0.55 | +0.20 | 55% | 89% | 0.27 |
-| completeness | 204 | 48% | 92% | 0.70 | +0.22 | 49% | 88% | 0.58 |
+| completeness | 204 | 47% | 92% | 0.70 | +0.23 | 49% | 88% | 0.58 |
 | parameters | 108 | 61% | 94% | 0.72 | +0.04 | 41% | 81% | 0.43 |
 
 With `--halves` it prints the table for each half of the set split by server (the parity of the first
@@ -187,7 +191,7 @@ only English is its price and URL is not front-loaded. The 8 descriptions of the
 English are scored on structure alone, which expects the faults of wording it cannot read at the rate
 English descriptions of as many statements show them (now under half a fault, so never a point); on
 those tools Glama's Conciseness follows nothing the structure shows. Completeness runs a little generous
-(+0.22). Evidence is judged by words, so a rare word that is itself the cue ("Authentication: as
+(+0.23). Evidence is judged by words, so a rare word that is itself the cue ("Authentication: as
 needed") still counts towards Conciseness's word budget, and a tool's own word used as a label ("Note:
 …" on a notes tool) reads as specific."""
 

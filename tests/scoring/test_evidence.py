@@ -266,3 +266,17 @@ def test_the_object_is_found_past_a_vague_head_a_modifier_or_a_conjunction(
     card = score_tool(make_tool(name, text))
     assert analyze(text, name=name).resource == resource
     assert scores_of(card)["purpose"] >= 4, card["dimensions"]["purpose"]["justification"]
+
+
+@pytest.mark.parametrize(
+    ("text", "clear"),
+    [
+        ("Perform an HTTP DELETE request", True),
+        ("Perform a detailed commute analysis between two addresses.", True),
+        ("Perform operations on files.", False),
+        ("Manage slide transitions and timing.", False),
+    ],
+)
+def test_a_light_verb_takes_its_action_from_its_object(text: str, clear: bool) -> None:
+    card = score_tool(make_tool("tool_x", text))
+    assert (scores_of(card)["purpose"] >= 4) is clear, card["dimensions"]["purpose"]["justification"]
