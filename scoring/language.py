@@ -124,6 +124,7 @@ class Analysis:
     params_documented: dict[str, str] = field(default_factory=dict)
     params_explained: dict[str, str] = field(default_factory=dict)
     schema_restatements: list[str] = field(default_factory=list)
+    restating: list[str] = field(default_factory=list)  # sentences that say nothing but parameter names
     identifiers: list[str] = field(default_factory=list)
 
 
@@ -336,6 +337,54 @@ def _clauses(sentence: str) -> list[str]:
     return [sentence]
 
 
+# Words that only say a parameter is one: an "Args:" or "Parameters:" header joined to its first item
+# ("Parameters: query (string): The query.") documents nothing by them.
+_PARAMETER_WORDS = frozenset(["parameter", "parameters", "param", "params", "argument", "arguments", "args"])
+# "(string)", "(int, optional)", "(List[str])": an Args line's type note, which the schema carries.
+_TYPE_NOTE = re.compile(
+    r"\(\s*(?:str|string|int|integer|number|float|double|bool|boolean|array|list|object|dict|null|any)"
+    r"(?:\[[^\]]*\])?(?:\s*[,|]\s*(?:optional|required|none|null))?\s*\)",
+    re.IGNORECASE,
+)
+
+
+def _parameter_names(params: dict[str, Any]) -> set[str]:
+    """Every parameter's name, lower-cased, and the words of each ("dt_str", "dt", "str")."""
+    return {param.lower() for param in params} | {word for param in params for word in name_words(param)}
+
+
+# What a sentence that only lists the inputs adds to their names, besides type notes: whether they are
+# required and the verb that introduces them ("Takes a query (required) and a limit (optional).").
+_LISTING_WORDS = _PARAMETER_WORDS | frozenset(
+    ["optional", "required", "input", "inputs", "take", "takes", "accept", "accepts", "expect", "expects"]
+)
+
+
+def _is_safety_label(sentence: str) -> bool:
+    """A few words that state how safe the tool is and not what it does ("SAFE read-only tool.",
+    "Destructive operation!")."""
+    said = (SAFETY_CLAIM.search(sentence) or DISCLOSURES["destruction"].search(sentence)) is not None
+    return said and len(word_tokens(sentence)) <= 5 and _find_purpose(sentence)[0] is None
+
+
+def _set_aside_restatements(analysis: Analysis, params: dict[str, Any]) -> None:
+    """Set aside the sentences after the first that name parameters and say nothing of them ("Args: query:
+    the query.", "Takes a query (required) and a limit."): they earn nothing and, two or more, cost
+    Conciseness as a restated schema."""
+    if not params or len(analysis.sentences) < 2:
+        return
+    names = _parameter_names(params)
+    kept = analysis.sentences[:1]
+    for sentence in analysis.sentences[1:]:
+        said = _content_words(_TYPE_NOTE.sub(" ", sentence))
+        if said & names and not said - names - _LISTING_WORDS:
+            analysis.restating.append(sentence)
+            analysis.schema_restatements.append(sentence)
+        else:
+            kept.append(sentence)
+    analysis.sentences = kept
+
+
 def _analyze_params(analysis: Analysis, sentences: list[str], params: dict[str, Any]) -> None:
     """Which parameters the prose documents, and which it explains beyond the schema."""
     clauses = [clause for sentence in sentences for clause in _clauses(sentence)]
@@ -347,7 +396,7 @@ def _analyze_params(analysis: Analysis, sentences: list[str], params: dict[str, 
         if not words or words[0] not in lowered:
             continue  # cheap pre-check: the parameter is not mentioned at all
         pattern = _mention_pattern(param)
-        name_set = set(words)
+        name_set = {*words, param.lower()}
         schema_text, schema_words = None, set()  # read at the first explained mention
         for index, clause in enumerate(clauses):
             # A mention in ASCII text holds the name's first word in some case; without it, none can match.
@@ -357,8 +406,8 @@ def _analyze_params(analysis: Analysis, sentences: list[str], params: dict[str, 
             if not match:
                 continue
             if index not in content:
-                content[index] = _content_words(clause)
-            others = content[index] - name_set
+                content[index] = _content_words(_TYPE_NOTE.sub(" ", clause))
+            others = content[index] - name_set - _PARAMETER_WORDS
             if len(others) < 2 or not _explains(clause, match, param):
                 continue  # a passing mention ("settings including name, color") documents nothing
             if schema_text is None:
@@ -552,11 +601,16 @@ def analyze(
             vocabulary |= named | {
                 word[:-1] for word in named if word.endswith("s") and not word.endswith("ss")
             }
+    _set_aside_restatements(analysis, params or {})
     _drop_padding(analysis, vocabulary)
     if not analysis.supported:
         return analysis
     if not analysis.sentences:
         return analysis
+    if len(analysis.sentences) > 1 and _is_safety_label(analysis.sentences[0]):
+        # "SAFE read-only tool. Shows all lights …": the label leads, the purpose is the sentence after it.
+        first, second, *others = analysis.sentences
+        analysis.sentences = [second, first, *others]
     verb, kind, position, resource, clause = _find_purpose(analysis.sentences[0], own)
     analysis.verb, analysis.verb_kind, analysis.verb_position = verb, kind, position
     if position is None or position > 3:
@@ -595,6 +649,7 @@ def analyze(
         key: [found.span() for found in SAFETY_CLAIM.finditer(scan.text, scan.heads)]
         for key, scan in scans.items()
     }
+    named_params = {param.lower() for param in params or {}}
     for category, pattern in DISCLOSURES.items():
         scan = scans[category in _READ_IN_RETURNS]
         intrinsic = category in INTRINSIC_DISCLOSURES
@@ -603,6 +658,8 @@ def analyze(
         for match in pattern.finditer(scan.text, scan.heads):
             if any(start < match.end() and match.start() < end for start, end in claims):
                 continue
+            if match.group(0).lower() in named_params:
+                continue  # "limit: the limit" names a parameter, not a limit
             concrete = intrinsic or CONCRETE_DISCLOSURE.fullmatch(match.group(0)) is not None
             if concrete or _evidence(scan, match, vocabulary):
                 analysis.disclosures[category] = scan.parts[scan.part_at(match.start())]

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from scoring import score_tool
+from scoring.languages import _prose_words
 from scoring.words import is_supported_language
 from tests.scoring.conftest import scores_of
 
@@ -128,3 +129,38 @@ def test_false_safety_claims_on_state_changing_tools_raise_nothing_and_are_flagg
             failures.append((tool["name"], "behavior is not 1"))
     assert not failures, f"{len(failures)} of {len(changing)}: {failures[:5]}"
     assert not unflagged, f"{len(unflagged)} of {len(changing)} not flagged: {unflagged[:5]}"
+
+
+RESTATEMENTS: dict[str, Callable[[list[str]], str]] = {
+    "an Args block of names": lambda names: (
+        "Args:\n" + "\n".join(f"    {name}: the {name}" for name in names)
+    ),
+    "a typed parameter list": lambda names: (
+        "Parameters:\n" + "\n".join(f"- {name} (string): The {name}." for name in names)
+    ),
+    "the inputs listed": lambda names: "Takes " + " and ".join(f"{name} (required)" for name in names) + ".",
+}
+
+
+@pytest.mark.parametrize("restatement", RESTATEMENTS)
+def test_restating_the_parameters_raises_nothing(restatement: str, real_tools: list[dict]) -> None:
+    # Four prose words or fewer are English to the detector whatever they are ("Krankenhausverzeichnis einer
+    # Stadt via Regionalstatistik."), so English appended to them can change the language they are read
+    # in; that is the detector's limit, not a restatement's credit.
+    with_params = [
+        tool
+        for tool in real_tools
+        if isinstance(tool.get("inputSchema"), dict)
+        and isinstance(tool["inputSchema"].get("properties"), dict)
+        and tool["inputSchema"]["properties"]
+        and len(_prose_words(tool["description"])) >= 5
+    ]
+    assert len(with_params) >= 40
+    failures = []
+    for tool in with_params:
+        names = list(tool["inputSchema"]["properties"])
+        before = score_tool(tool)
+        text = tool["description"].rstrip() + "\n\n" + RESTATEMENTS[restatement](names)
+        if risen := _risen(before, score_tool({**tool, "description": text})):
+            failures.append((tool["name"], risen))
+    assert not failures, f"{len(failures)} of {len(with_params)} rose: {failures[:5]}"
