@@ -10,6 +10,7 @@ import click
 
 from registry.commands._options import format_option, registry_option
 from registry.commands._target import target_options
+from registry.core.printable import json_inert
 from registry.core.timestamps import utc_now
 
 
@@ -112,7 +113,7 @@ def probe(
             store.save_profile(recorded.server, recorded.version, profile)
         click.echo(f"saved the profile of {recorded.server}@{recorded.version}", err=True)
     if fmt == "json":
-        click.echo(json.dumps(profile, indent=2, sort_keys=True, ensure_ascii=False))
+        click.echo(json_inert(json.dumps(profile, indent=2, sort_keys=True, ensure_ascii=False)))
     elif fmt == "markdown":
         from registry.core.templating import render
 

@@ -13,6 +13,7 @@ import click
 
 from registry.commands._options import format_option, registry_option, writing
 from registry.commands._target import target_options
+from registry.core.printable import json_inert
 from registry.core.templating import counted
 
 if TYPE_CHECKING:
@@ -241,7 +242,9 @@ def render_one(
     if fmt == "markdown":
         return render_markdown(data, template_dir=template_dir)
     if fmt == "json":
-        return json.dumps(server_document(data), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+        return (
+            json_inert(json.dumps(server_document(data), indent=2, sort_keys=True, ensure_ascii=False)) + "\n"
+        )
     return render_server_report(data, template_dir=template_dir)
 
 

@@ -12,7 +12,7 @@ import click
 from registry.commands._console import context_cost_line, roll_up_line, text_console, worst_justifications
 from registry.commands._options import format_option, registry_option
 from registry.commands._target import target_options
-from registry.core.printable import escape_controls
+from registry.core.printable import escape_controls, json_inert
 
 TIER_CHOICES = ("A", "B", "C", "D")
 SHORT = {
@@ -68,7 +68,7 @@ def score(
     scorecard["context_cost"] = context_cost(snapshot)
     failing = _below_bar(scorecard, min_tier, min_score)
     if fmt == "json":
-        click.echo(json.dumps(scorecard, indent=2, ensure_ascii=False, sort_keys=True))
+        click.echo(json_inert(json.dumps(scorecard, indent=2, ensure_ascii=False, sort_keys=True)))
     elif fmt == "markdown":
         from registry.core.templating import render
 

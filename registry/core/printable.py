@@ -32,6 +32,17 @@ def escape_controls(text: str) -> str:
     return text if _CONTROLS.search(text) is None else _CONTROLS.sub(_escape, text)
 
 
+def _json_escape(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
+
+
+def json_inert(text: str) -> str:
+    """JSON text with DEL and C1 characters written as ``\\u`` escapes: the same value when parsed, and
+    nothing a terminal obeys when printed (``json.dumps`` escapes C0 itself, and these occur only inside
+    strings)."""
+    return text if _CONTROLS.search(text) is None else _CONTROLS.sub(_json_escape, text)
+
+
 def escape_controls_in(value: T) -> T:
     """``value`` with :func:`escape_controls` applied to every string inside it (dict keys included)."""
     if isinstance(value, str):

@@ -10,6 +10,7 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from registry.core.printable import json_inert
 from registry.core.templating import render
 from registry.diffing.changes import Change, summarize
 from registry.diffing.context_cost import context_growth_change
@@ -79,6 +80,6 @@ def headline(entry: dict[str, Any]) -> str:
 def render_changelog(changelog: dict[str, Any], fmt: str = "text") -> str:
     """The changelog as ``text``, ``markdown`` or ``json``."""
     if fmt == "json":
-        return json.dumps(changelog, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
+        return json_inert(json.dumps(changelog, indent=2, ensure_ascii=False, sort_keys=True)) + "\n"
     template = "changelog.md.j2" if fmt == "markdown" else "changelog.txt.j2"
     return render(template, changelog=changelog, headline=headline, text_diff_rules=TEXT_DIFF_RULES)

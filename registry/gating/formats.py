@@ -11,6 +11,7 @@ import xml.etree.ElementTree as ET
 from typing import Any
 
 from registry.core.errors import UsageError
+from registry.core.printable import json_inert
 from registry.core.textdiff import line_diff
 from registry.diffing.rules import RULES_BY_ID, TEXT_DIFF_RULES
 from registry.gating.policy import DEFAULT_IGNORE_FILE, OUTPUT_FORMATS
@@ -104,7 +105,7 @@ def render_text(report: dict[str, Any], color: bool = False) -> str:
 
 
 def render_json(report: dict[str, Any]) -> str:
-    return json.dumps(report, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
+    return json_inert(json.dumps(report, indent=2, ensure_ascii=False, sort_keys=True)) + "\n"
 
 
 def render_markdown(report: dict[str, Any]) -> str:
@@ -211,7 +212,7 @@ def render_sarif(report: dict[str, Any], file: str | None = None) -> str:
         "version": "2.1.0",
         "runs": [{"tool": {"driver": {"name": "mcpdex", "rules": rules}}, "results": results}],
     }
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return json_inert(json.dumps(document, indent=2, ensure_ascii=False)) + "\n"
 
 
 def render_report(report: dict[str, Any], fmt: str, *, color: bool = False, file: str | None = None) -> str:

@@ -13,6 +13,7 @@ from anyio import to_thread
 from starlette.requests import Request
 from starlette.responses import Response
 
+from registry.core.printable import json_inert
 from registry.core.strict_json import MAX_JSON_DEPTH, finite_or_none
 from registry.storage.tokens import TokenRecord, TokenRejected, TokenStore
 from registry.web.errors import ApiError
@@ -57,7 +58,7 @@ def json_bytes(payload: Any) -> bytes:
     except ValueError:
         # A NaN stored before submissions were checked: JSON has no such number, so it is served as null.
         text = json.dumps(finite_or_none(payload), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return text.encode("utf-8")
+    return json_inert(text).encode("utf-8")
 
 
 async def read_json(request: Request) -> Any:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from registry.core.names import server_name_problem
 from registry.core.snapshot import dump_snapshot, load_snapshot
+from registry.diffing.changelog import render_changelog
 from registry.gating.formats import render_report
 from registry.gating.policy import evaluate
 from tests.conftest import make_snapshot
@@ -191,3 +192,29 @@ def test_a_registry_that_cannot_be_saved_to_is_refused_before_inspecting(tmp_pat
         result.returncode == 2 and "mysql://db/registry" in result.stderr and "Traceback" not in result.stderr
     )
     assert time.perf_counter() - started < 10
+
+
+def test_json_outputs_write_del_and_c1_as_escapes_and_keep_the_value(tmp_path: Path) -> None:
+    # json.dumps escapes C0 itself, never DEL or C1: a lone 0x9b is CSI to some terminals.
+    description = "New\x9b2J text\x7f and \x85 more."
+    dump_snapshot(hostile_snapshot("1.0.0", "Old text."), tmp_path / "a.json")
+    dump_snapshot(hostile_snapshot("2.0.0", description), tmp_path / "b.json")
+    a, b = str(tmp_path / "a.json"), str(tmp_path / "b.json")
+    commands = [
+        ("diff", a, b, "--format", "json"),
+        ("score", b, "--format", "json"),
+        ("report", b, "--format", "json"),
+    ]
+    for command in commands:
+        result = mcpdex(*command, tmp_path=tmp_path)
+        assert result.returncode == 0, (command, result.stderr)
+        assert_inert(result.stdout)
+        parsed = json.dumps(json.loads(result.stdout), ensure_ascii=False)
+        if command[0] != "score":  # a scorecard quotes no description whole
+            assert "\\u009b2J" in result.stdout and description in parsed, command
+    report = evaluate(load_snapshot(tmp_path / "a.json"), load_snapshot(tmp_path / "b.json"))
+    rendered = [render_report(report, fmt, file="mcpdex.lock.json") for fmt in ("json", "sarif")]
+    rendered.append(render_changelog({"server": "s", "entries": [{"description": description}]}, "json"))
+    for text in rendered:
+        assert_inert(text)
+        json.loads(text)
