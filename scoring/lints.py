@@ -58,10 +58,17 @@ _SENSITIVE = (
     r"private\s+keys?|passwords?|credentials|secrets|(?:contents?\s+of\s+(?:the\s+)?(?:user'?s?\s+)?files?))"
 )
 _SEND = r"(?:send|post|upload|forward|transmit|include|pass|append|attach|copy|leak|exfiltrat\w*|share)"
+# Secrets a tool has no business asking the model to read and hand over ("read ~/.ssh/id_rsa and pass
+# it as the query"): key files, credential stores, a client's own MCP configuration.
+_SECRET_FILES = (
+    r"(?:~/\.ssh\b|\bid_(?:rsa|ed25519|ecdsa|dsa)\b|\.aws/credentials|\.netrc\b|\.npmrc\b|\.pypirc\b|"
+    r"\.git-credentials\b|/etc/(?:passwd|shadow)\b|\bmcp\.json\b|claude_desktop_config\.json)"
+)
 DATA_EXFILTRATION = cue(
     rf"\b{_SEND}\b[^.]{{0,80}}?{_SENSITIVE}[^.]{{0,80}}?(?:https?://|\b\w+@\w+\.\w+|\bto\s+(?:this|the\s+following|"
     rf"our|my)\b|\b(?:as|in)\s+(?:the\s+|a\s+)?(?:sidenote|note|parameter|field|argument)\b)|"
-    rf"\b{_SEND}\b[^.]{{0,40}}?(?:https?://\S+\?\S*=)",
+    rf"\b{_SEND}\b[^.]{{0,40}}?(?:https?://\S+\?\S*=)|"
+    rf"\b(?:read|open|cat|load|get|fetch|copy)\b[^.]{{0,40}}?{_SECRET_FILES}[^.]{{0,80}}?\b{_SEND}\b",
     re.IGNORECASE,
 )
 _FOREIGN_SERVER = cue(

@@ -47,7 +47,8 @@ _ROWS = [
         "security",
         "Text that asks to send data somewhere",
         "A description that asks the agent to pass conversation, credentials or file contents to a URL, "
-        "address or parameter can leak private data.",
+        "address or parameter, or to read a key or credential file (~/.ssh, id_rsa, .aws/credentials, "
+        "mcp.json) and hand it over, can leak private data.",
         "Remove the request; a tool must not ask for data it does not need to do its job.",
     ),
     LintRule(
