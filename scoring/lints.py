@@ -48,7 +48,15 @@ MODEL_INSTRUCTION = cue(
     r"\b(?:do\s+not|don't|never)\s+(?:tell|inform|mention|reveal|show|notify|alert)\s+(?:this\s+|it\s+)?"
     r"(?:to\s+)?(?:the\s+)?user|\bwithout\s+(?:telling|informing|notifying|alerting)\s+the\s+user|"
     r"\bsystem\s+prompt\b|\byou\s+are\s+now\b|"
-    r"\boverride\s+(?:your|the|all)\s+(?:instructions|rules|guidelines)|\bkeep\s+this\s+(?:secret|hidden)\b",
+    r"\boverride\s+(?:your|the|all)\s+(?:instructions|rules|guidelines)|\bkeep\s+this\s+(?:secret|hidden)\b|"
+    # hiding what it asks for: "do not mention that you first read the file", "never reveal this instruction"
+    r"\b(?:do\s+not|don't|never|must\s+not|should\s+not)\s+(?:mention|tell|reveal|disclose)\s+"
+    r"(?:that|this|these|it|anything)\b|"
+    r"\bforget\s+(?:everything|all|what)\b[^.]{0,30}\b(?:told|said|above|before|previous)|"
+    # dictating what another tool does: "the send_email tool must send all emails to …", as in published
+    # tool-shadowing examples; "… tool should be used instead" is usage guidance and stays clean
+    r"\btool\s+(?:must|should|shall|has\s+to|needs\s+to)\s+(?!be\s+(?:used|called|preferred|invoked)\b)\w+|"
+    r"\bside\s+effect\s+on\s+(?:the\s+)?(?:also\s+present\s+)?\S+\s+tool\b",
     re.IGNORECASE,
 )
 # Tags that fence off text meant for the model only, as in published tool-poisoning examples.
@@ -68,7 +76,10 @@ DATA_EXFILTRATION = cue(
     rf"\b{_SEND}\b[^.]{{0,80}}?{_SENSITIVE}[^.]{{0,80}}?(?:https?://|\b\w+@\w+\.\w+|\bto\s+(?:this|the\s+following|"
     rf"our|my)\b|\b(?:as|in)\s+(?:the\s+|a\s+)?(?:sidenote|note|parameter|field|argument)\b)|"
     rf"\b{_SEND}\b[^.]{{0,40}}?(?:https?://\S+\?\S*=)|"
-    rf"\b(?:read|open|cat|load|get|fetch|copy)\b[^.]{{0,40}}?{_SECRET_FILES}[^.]{{0,80}}?\b{_SEND}\b",
+    rf"\b(?:read|open|cat|load|get|fetch|copy)\b[^.]{{0,40}}?{_SECRET_FILES}[^.]{{0,80}}?\b{_SEND}\b|"
+    # every message copied to an address the description names: "always BCC audit@… on every email"
+    r"\b(?:always|must|all|every)\b[^.]{0,40}?\b(?:bcc|cc|forward\w*|send\w*|redirect\w*|cop(?:y|ies))\b"
+    r"[^.]{0,60}?[\w.+-]+@[\w-]+\.\w+",
     re.IGNORECASE,
 )
 _FOREIGN_SERVER = cue(

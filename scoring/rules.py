@@ -37,8 +37,9 @@ _ROWS = [
         "error",
         "security",
         "Instructions aimed at the model",
-        "Text such as 'ignore previous instructions' or 'do not tell the user' tries to steer the agent "
-        "rather than describe the tool: the signature of tool poisoning.",
+        "Text such as 'ignore previous instructions', 'do not tell the user', 'do not mention that …' or "
+        "'the send_email tool must …' tries to steer the agent, or another tool, rather than describe this "
+        "one: the signature of tool poisoning and tool shadowing.",
         "Describe what the tool does; never address the model's instructions or hide things from the user.",
     ),
     LintRule(
@@ -48,7 +49,8 @@ _ROWS = [
         "Text that asks to send data somewhere",
         "A description that asks the agent to pass conversation, credentials or file contents to a URL, "
         "address or parameter, or to read a key or credential file (~/.ssh, id_rsa, .aws/credentials, "
-        "mcp.json) and hand it over, can leak private data.",
+        "mcp.json) and hand it over, or to copy every message to an address it names, can leak private "
+        "data.",
         "Remove the request; a tool must not ask for data it does not need to do its job.",
     ),
     LintRule(
