@@ -147,12 +147,14 @@ def _telling(word: str) -> bool:
 # described in the input schema") and the words that only name a kind of disclosure ("raises an exception
 # on invalid input", "returns the result", "an error message"), which say that there are errors or output,
 # not which.
+# Words that only say a parameter is one.
+PARAMETER_WORDS = frozenset(["parameter", "parameters", "param", "params", "argument", "arguments", "args"])
 _SAYS_NOTHING_OF_THIS_TOOL = re.compile(
     r"\b(?:the|a|an|your|their)\s+(?:user|human|person|customer|caller|agent|assistant|model|llm|ai)(?:'s)?\s+"
     r"(?:asks?|wants?|requests?|needs?|says?|mentions?|tells?|requires?|prompts?|instructs?|would\s+like|"
     r"is\s+asking|query|question|prompt|intent|instructions?)\b|"
     r"\b(?:input|output|tool)[ _-]?schemas?\b|\b(?:input|output)Schema\b|"
-    r"\b(?:schemas?|parameters?|params?|arguments?|args)\b|"
+    rf"\b(?:schemas?|{'|'.join(sorted(PARAMETER_WORDS))})\b|"
     r"\b(?:errors?|fail(?:s|ed|ures?)?|throws?|raises?|exceptions?|invalid|returns?|outputs?|results?|"
     r"responses?)(?:\s+(?:messages?|codes?|details|objects?|values?))?\b",
     re.IGNORECASE,

@@ -51,6 +51,7 @@ from scoring.cues import (
     USAGE_WHEN_NOT,
 )
 from scoring.evidence import (
+    PARAMETER_WORDS,
     Joined,
     Vocabulary,
     _enumerates,
@@ -124,7 +125,6 @@ class Analysis:
     params_documented: dict[str, str] = field(default_factory=dict)
     params_explained: dict[str, str] = field(default_factory=dict)
     schema_restatements: list[str] = field(default_factory=list)
-    restating: list[str] = field(default_factory=list)  # sentences that say nothing but parameter names
     identifiers: list[str] = field(default_factory=list)
 
 
@@ -337,9 +337,6 @@ def _clauses(sentence: str) -> list[str]:
     return [sentence]
 
 
-# Words that only say a parameter is one: an "Args:" or "Parameters:" header joined to its first item
-# ("Parameters: query (string): The query.") documents nothing by them.
-_PARAMETER_WORDS = frozenset(["parameter", "parameters", "param", "params", "argument", "arguments", "args"])
 # "(string)", "(int, optional)", "(List[str])": an Args line's type note, which the schema carries.
 _TYPE_NOTE = re.compile(
     r"\(\s*(?:str|string|int|integer|number|float|double|bool|boolean|array|list|object|dict|null|any)"
@@ -355,7 +352,7 @@ def _parameter_names(params: dict[str, Any]) -> set[str]:
 
 # What a sentence that only lists the inputs adds to their names, besides type notes: whether they are
 # required and the verb that introduces them ("Takes a query (required) and a limit (optional).").
-_LISTING_WORDS = _PARAMETER_WORDS | frozenset(
+_LISTING_WORDS = PARAMETER_WORDS | frozenset(
     ["optional", "required", "input", "inputs", "take", "takes", "accept", "accepts", "expect", "expects"]
 )
 
@@ -378,7 +375,6 @@ def _set_aside_restatements(analysis: Analysis, params: dict[str, Any]) -> None:
     for sentence in analysis.sentences[1:]:
         said = _content_words(_TYPE_NOTE.sub(" ", sentence))
         if said & names and not said - names - _LISTING_WORDS:
-            analysis.restating.append(sentence)
             analysis.schema_restatements.append(sentence)
         else:
             kept.append(sentence)
@@ -407,7 +403,8 @@ def _analyze_params(analysis: Analysis, sentences: list[str], params: dict[str, 
                 continue
             if index not in content:
                 content[index] = _content_words(_TYPE_NOTE.sub(" ", clause))
-            others = content[index] - name_set - _PARAMETER_WORDS
+            # An "Args:" or "Parameters:" header joined to its first item documents nothing by itself.
+            others = content[index] - name_set - PARAMETER_WORDS
             if len(others) < 2 or not _explains(clause, match, param):
                 continue  # a passing mention ("settings including name, color") documents nothing
             if schema_text is None:
@@ -508,22 +505,20 @@ def _false_claims(analysis: Analysis, name: str) -> None:
     changing = sorted(verbs & CLAIM_BREAKERS)
     if not changing:
         return
-    kept = []
-    # Padding is read too: "Read only." says nothing specific, and is a claim all the same.
-    for index, sentence in enumerate([*analysis.sentences, *analysis.padding]):
+    kept: list[str] = []
+    claims = []
+    for index, sentence in enumerate(analysis.sentences):
         match = _unconditional_claim(sentence)
-        if match is None:
-            if index < len(analysis.sentences):
-                kept.append(sentence)
-            continue
-        analysis.false_claim = analysis.false_claim or (
-            f"the description claims {quote(match.group(0))} but the tool will {changing[0]} "
+        if match:
+            claims.append(match)
+        (analysis.set_aside if match and index else kept).append(sentence)
+    # Padding is read too: "Read only." says nothing specific, and is a claim all the same.
+    claims += filter(None, map(_unconditional_claim, analysis.padding))
+    if claims:
+        analysis.false_claim = (
+            f"the description claims {quote(claims[0].group(0))} but the tool will {changing[0]} "
             f"(its name or purpose says so)"
         )
-        if index == 0:
-            kept.append(sentence)
-        elif index < len(analysis.sentences):
-            analysis.set_aside.append(sentence)
     analysis.sentences = kept
 
 

@@ -41,7 +41,7 @@ def disambiguation(
     helped: list[tuple[str, str]] = []
     counts = {"confused": 0, "helped": 0, "twins": 0}
     pairs, cut = index.alike_pairs()
-    theme = _theme(names)
+    theme = index.theme
     for left_index, right_index, text_similarity in pairs:
         left, right = names[left_index], names[right_index]
         left_params, right_params = params[left_index], params[right_index]
@@ -86,13 +86,6 @@ def disambiguation(
 
 # Verb kinds that never stand for one another (an "action" or a vague verb may be any of them).
 _DISTINCT_KINDS = frozenset(["read", "create", "update", "delete"])
-
-
-def _theme(names: list[str]) -> set[str]:
-    """The stems of words in the names of a third of the tools, and three at least: the server's theme
-    ("chart" of generate_bar_chart and generate_liquid_chart), which tells no two of them apart."""
-    named = Counter(stem(word) for name in names for word in set(name_words(name)))
-    return {word for word, count in named.items() if count >= max(3, len(names) / 3)}
 
 
 def _objects(name: str, analysis: Analysis, theme: Set[str]) -> set[str]:
@@ -230,12 +223,15 @@ def lifecycle(tools: list[dict[str, Any]], analyses: dict[str, Analysis]) -> tup
 
 
 def shadowing(
-    tools: list[dict[str, Any]], signals: dict[str, ContextSignals], analyses: dict[str, Analysis]
+    tools: list[dict[str, Any]],
+    signals: dict[str, ContextSignals],
+    analyses: dict[str, Analysis],
+    index: ToolNames,
 ) -> list[dict[str, Any]]:
     """Tools whose purpose a much cheaper sibling substantially covers (reported, never scored)."""
     costs = {str(t.get("name")): signals[str(t.get("name"))]["invocationCost"] for t in tools}
     by_cost = sorted((cost, name) for name, cost in costs.items())
-    theme = _theme(list(costs))
+    theme = index.theme
     risks = []
     flagged: set[str] = set()
     for dear, dear_cost in sorted(costs.items(), key=lambda item: -item[1]):
@@ -331,7 +327,7 @@ def roll_up(
         f"{judged['completeness'][0]}.",
         f"Overall {overall} = 0.7 x {quality} + 0.3 x {coherent}, rounded half-up.",
     ]
-    risks = shadowing(tools, signals, analyses)
+    risks = shadowing(tools, signals, analyses, index)
     if risks:
         reasons.append(f"{len(risks)} tool(s) at shadowing risk: {', '.join(r['tool'] for r in risks)}.")
     return {

@@ -166,6 +166,17 @@ class ToolNames:
         self._alike: tuple[list[tuple[int, int, float]], bool] | None = None
         self._alike_by_tool: dict[int, dict[str, float]] | None = None
         self._vocabulary: frozenset[str] | None = None
+        self._theme: frozenset[str] | None = None
+
+    @property
+    def theme(self) -> frozenset[str]:
+        """The stems of words in the names of a third of the tools, and three at least: the server's theme
+        ("chart" of generate_bar_chart and generate_liquid_chart), which tells no two of them apart."""
+        if self._theme is None:
+            named = Counter(stem(word) for name in self.names for word in set(name_words(name)))
+            least = max(3, len(self.names) / 3)
+            self._theme = frozenset(word for word, count in named.items() if count >= least)
+        return self._theme
 
     @property
     def vocabulary(self) -> frozenset[str]:
