@@ -268,17 +268,15 @@ def _purpose_overlap(dear: str, cheap: str, analyses: dict[str, Analysis], theme
     purposes differ."""
     left, right = analyses[dear], analyses[cheap]
     left_verb, left_words = name_verb(dear)
-    right_verb, right_words = name_verb(cheap)
+    right_verb, _ = name_verb(cheap)
     left_kind = left.verb_kind or VERB_KIND.get(left_verb or "")
     right_kind = right.verb_kind or VERB_KIND.get(right_verb or "")
     if left_kind != right_kind or left_kind not in {"read", "action"}:
         return None
+    shared = _objects(dear, left, theme) & _objects(cheap, right, theme)
     # Compared by stem, shown as the dearer tool's own words ("variant", not the stem "varian").
-    left_words = [*left_words, *word_tokens(left.resource or "")]
-    left_resources = {stem(w) for w in left_words} | content(left.resource or "")
-    right_resources = {stem(w) for w in right_words} | content(right.resource or "")
-    shared = (left_resources & right_resources) - theme
-    shown = sorted({word.lower() for word in left_words if stem(word) in shared})
+    said = [*left_words, *word_tokens(left.resource or "")]
+    shown = sorted({word.lower() for word in said if stem(word) in shared})
     return f"both {left_kind} {', '.join(shown)}" if shared else None
 
 
