@@ -29,7 +29,19 @@ def _sizes(value: str) -> tuple[int, ...]:
 @click.option(
     "--allow-writes",
     is_flag=True,
-    help="Required: the probe creates and deletes entities on the target (all it creates is deleted).",
+    help="Write to the target's own store: needed when the probe knows no scratch-store setting of it.",
+)
+@click.option(
+    "--map",
+    "maps",
+    multiple=True,
+    metavar="OP=TOOL",
+    help="Which tool does an operation (store, recall, read, list, update, delete, relate).",
+)
+@click.option(
+    "--map-file",
+    type=click.Path(dir_okay=False, exists=True),
+    help="The same pairs from a file (a JSON object, or one OP=TOOL a line).",
 )
 @click.option(
     "--force", is_flag=True, help="Run even though the graph is not empty (touches only its own names)."
@@ -47,6 +59,8 @@ def _sizes(value: str) -> tuple[int, ...]:
 @click.option("--name", help="Registry name to save under (default: the config entry, else serverInfo.name).")
 def probe(
     allow_writes: bool,
+    maps: tuple[str, ...],
+    map_file: str | None,
     force: bool,
     fmt: str,
     sizes: str,
@@ -55,16 +69,21 @@ def probe(
     name: str | None,
     **target: Any,
 ) -> None:
-    """Probe a knowledge-graph memory server started on an empty store, for this purpose.
+    """Probe a memory server on a scratch store made for the purpose.
 
-    Runs a fixed scenario: conformance checks of the official server-memory semantics (and of the
-    lightweight, ranged and depth reads where advertised), the token cost of each read form on a
-    standard graph at two sizes, and the latency of every tool. Everything it creates is deleted
-    again; a non-empty graph is refused unless --force. Exit 0 when the probe ran, failed checks
-    included; 2 when it could not run.
+    Maps the server's tools to memory operations (store, recall, read, list, update, delete,
+    relate; shown, and overridable with --map) and runs a fixed scenario: round trip, search
+    precision, read, list, delete, bounded reads and bad input on any server that stores and
+    recalls; the official server-memory semantics (and the lightweight, ranged and depth reads
+    where advertised) on one with that surface; the token cost of each read at two sizes; the
+    latency of every tool and the cold start. A stdio server whose data-path setting the probe
+    knows is started on a new temporary store; any other needs --allow-writes. Everything it
+    creates is deleted again. Exit 0 when the probe ran, failed checks included; 2 when it
+    could not run.
 
     \b
-    mcpdex probe --allow-writes --env MEMORY_FILE_PATH=/tmp/p.jsonl -- npx @modelcontextprotocol/server-memory
+    mcpdex probe -- npx @modelcontextprotocol/server-memory
+    mcpdex probe --map recall=search_notes -- my-memory-server
     mcpdex probe --allow-writes --format markdown -- mcpdex memory --db /tmp/probe.db
     mcpdex probe --allow-writes --save http://127.0.0.1:8765/mcp
     """
@@ -72,17 +91,24 @@ def probe(
 
     from registry.commands._target import target_from_options
     from registry.core.errors import UsageError
+    from registry.core.operations import parse_overrides
     from registry.inspecting.inspect import inspect
     from registry.inspecting.session import open_client
     from registry.probing.probe import run_probe
+    from registry.probing.scratch import scratch_target, storage_kind
 
     graph_sizes = _sizes(sizes)
-    if not allow_writes:
+    overrides = parse_overrides(maps, map_file)
+    given = target_from_options(**target)
+    target_obj, scratch, variables = scratch_target(given)
+    if scratch is None and not allow_writes and not any(v in given.env for v in _known_variables(given)):
         raise UsageError(
-            "the probe creates and deletes entities on the target; start the server on a fresh, empty "
-            "store made for the probe and pass --allow-writes to confirm"
+            "the probe creates and deletes items on the target, and knows no setting that points this "
+            "server at a scratch store; start it on a fresh, empty store made for the probe and pass "
+            "--allow-writes to confirm"
         )
-    target_obj = target_from_options(**target)
+    if scratch is not None:
+        click.echo(f"probing on a scratch store: {', '.join(variables)} in {scratch}", err=True)
     started_at = utc_now()
     started = time.perf_counter()
     snapshot = inspect(
@@ -92,15 +118,30 @@ def probe(
         version_label=target["version_label"],
     )
     inspected_in = time.perf_counter() - started
-    click.echo("probing: conformance checks, then the standard graph at sizes " + sizes, err=True)
+    click.echo("probing: conformance checks, then the standard items at sizes " + sizes, err=True)
+    # A server that died on the server/discover probe was inspected over the handshake: so is it probed.
+    crashed = any(p.get("code") == "discover-crashed" for p in snapshot.get("problems") or [])
+    era = "legacy" if crashed else target["protocol_era"]
 
     async def run() -> dict[str, Any]:
-        async with open_client(
-            target_obj, timeout=target["timeout"], protocol_era=target["protocol_era"]
-        ) as client:
-            return await run_probe(client, snapshot, force=force, sizes=graph_sizes)
+        connecting = time.perf_counter()
+        async with open_client(target_obj, timeout=target["timeout"], protocol_era=era) as client:
+            cold_start = (time.perf_counter() - connecting) * 1000
+            result = await run_probe(client, snapshot, force=force, sizes=graph_sizes, overrides=overrides)
+            result["coldStartMs"] = round(cold_start, 1)
+            return result
 
-    profile = anyio.run(run)
+    try:
+        profile = anyio.run(run)
+    finally:
+        profile_storage = storage_kind(scratch, {k: target_obj.env[k] for k in variables})
+        if scratch is not None:
+            import shutil
+
+            shutil.rmtree(scratch, ignore_errors=True)
+    profile["storage"] = profile_storage
+    profile["scratchStore"] = variables
+    profile["protocolEra"] = era
     if save:
         from registry.storage.store import open_store
 
@@ -120,6 +161,12 @@ def probe(
         click.echo(render("memory_profile.md.j2", profile=profile, compact=markdown_cell), nl=False)
     else:
         print_profile(profile)
+
+
+def _known_variables(target: Any) -> list[str]:
+    from registry.probing.scratch import data_paths_for
+
+    return [row.variable for row in data_paths_for(target)]
 
 
 def markdown_cell(value: Any) -> str:
