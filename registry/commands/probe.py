@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 import time
 from typing import Any
 
@@ -184,7 +185,9 @@ def print_profile(profile: dict[str, Any]) -> None:
 
     from registry.core.printable import console as safe_console
 
-    console = safe_console(soft_wrap=False, highlight=False)
+    # Written to a pipe or a file, rich would fit the tables to 80 columns and cut cells short.
+    width = None if sys.stdout.isatty() else 10_000
+    console = safe_console(soft_wrap=False, highlight=False, width=width)
     server = profile["server"]
     console.print(
         f"[bold]{server.get('name')}[/bold] {profile.get('versionLabel') or server.get('version')}"
@@ -212,8 +215,17 @@ def print_profile(profile: dict[str, Any]) -> None:
         f"\n[bold]Conformance[/bold]: {conformance['passed']} passed, {conformance['failed']} failed, "
         f"{conformance['notApplicable']} not applicable"
     )
+    beyond = conformance.get("beyondUpstream") or {}
+    if any(beyond.values()):
+        console.print(
+            f"Beyond upstream (bugs fixed after the official release, not failures of it): "
+            f"{beyond['passed']} passed, {beyond['failed']} failed"
+        )
+    operations = profile.get("operations") or {}
+    if operations:
+        console.print("Operations: " + ", ".join(f"{op} = {row['tool']}" for op, row in operations.items()))
     checks = Table(show_edge=False)
-    for column in ("outcome", "check", "observed / expected or why not applicable"):
+    for column in ("outcome", "group", "check", "observed / expected or why not applicable"):
         checks.add_column(column)
     style = {"pass": "green", "fail": "red", "n/a": "dim"}
     for row in conformance["checks"]:
@@ -223,10 +235,48 @@ def print_profile(profile: dict[str, Any]) -> None:
                 f"observed {json.dumps(row['observed'], ensure_ascii=False)}\n"
                 f"expected {json.dumps(row['expected'], ensure_ascii=False)}"
             )
-        checks.add_row(f"[{style[row['outcome']]}]{row['outcome']}[/]", row["id"], detail)
+        group = "beyond upstream" if row["group"] == "upstream-fix" else row["group"]
+        checks.add_row(f"[{style[row['outcome']]}]{row['outcome']}[/]", group, row["id"], detail)
     console.print(checks)
 
     cost = profile["tokenCost"]
+    if cost["sizes"]:
+        _print_graph_cost(console, cost)
+
+    memory = profile.get("memory") or {}
+    if memory.get("sizes") or memory.get("note"):
+        console.print(f"\n[bold]Reads through the memory operations[/bold] ({cost.get('tokenizer')})")
+        if memory.get("note"):
+            console.print(f"[yellow]{memory['note']}[/yellow]")
+        memory_reads = Table(show_edge=False)
+        for column in ("items stored", "read", "items returned", "tokens", "ms"):
+            memory_reads.add_column(column, justify="left" if column == "read" else "right")
+        for size in memory.get("sizes") or []:
+            for row in size["reads"]:
+                memory_reads.add_row(
+                    str(size["items"]),
+                    row["form"],
+                    str(row["items"]),
+                    f"{row['tokens']:,}",
+                    f"{row['ms']:.1f}",
+                )
+        console.print(memory_reads)
+    console.print(
+        f"cold start {profile.get('coldStartMs')} ms, p50 call {profile.get('callP50Ms')} ms, "
+        f"storage {profile.get('storage') or 'unknown'}"
+    )
+    console.print("\n[bold]Latency[/bold] over the scenario")
+    latency = Table(show_edge=False)
+    for column in ("tool", "calls", "median ms", "p95 ms"):
+        latency.add_column(column, justify="left" if column == "tool" else "right")
+    for tool, row in profile["latency"].items():
+        latency.add_row(tool, str(row["calls"]), f"{row['medianMs']:.2f}", f"{row['p95Ms']:.2f}")
+    console.print(latency)
+
+
+def _print_graph_cost(console: Any, cost: dict[str, Any]) -> None:
+    from rich.table import Table
+
     console.print(f"\n[bold]Token cost[/bold] ({cost['estimate']})")
     console.print(
         "standard graph: "
@@ -255,7 +305,8 @@ def print_profile(profile: dict[str, Any]) -> None:
             )
     console.print(reads)
     document = cost["document"]
-    console.print(f"One entity holding one observation of {document['observationChars']:,} characters:")
+    if document["reads"]:
+        console.print(f"One entity holding one observation of {document['observationChars']:,} characters:")
     doc_reads = Table(show_edge=False)
     for column in ("read", "text chars", "est. tokens", "ms"):
         doc_reads.add_column(column, justify="left" if column == "read" else "right")
@@ -265,11 +316,3 @@ def print_profile(profile: dict[str, Any]) -> None:
         else:
             doc_reads.add_row(row["form"], "-", "-", row["note"])
     console.print(doc_reads)
-
-    console.print("\n[bold]Latency[/bold] over the scenario")
-    latency = Table(show_edge=False)
-    for column in ("tool", "calls", "median ms", "p95 ms"):
-        latency.add_column(column, justify="left" if column == "tool" else "right")
-    for tool, row in profile["latency"].items():
-        latency.add_row(tool, str(row["calls"]), f"{row['medianMs']:.2f}", f"{row['p95Ms']:.2f}")
-    console.print(latency)

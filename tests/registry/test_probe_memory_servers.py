@@ -1,0 +1,175 @@
+"""The memory-operations probe against real memory servers of different kinds, over real stdio,
+each started by the probe on a scratch store of its own."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from registry.core.errors import UsageError
+from registry.core.operations import map_operations, parse_overrides
+from tests.conftest import PEERS, require
+
+MEMORY = PEERS / "memory"
+# server → (its argv under .peers, extra probe options); one of each kind the probe is measured on.
+SERVERS = {
+    "official graph file": ("npm/node_modules/@modelcontextprotocol/server-memory/dist/index.js", ()),
+    "fork of the graph": (
+        "memory/@itseasy21/mcp-knowledge-graph@1.0.7/node_modules/.bin/mcp-knowledge-graph",
+        (),
+    ),
+    "libSQL graph": ("memory/mcp-memory-libsql@0.0.17/node_modules/.bin/mcp-memory-libsql", ()),
+    "session and context store": (
+        "memory/mcp-memory-keeper@0.14.1/node_modules/.bin/mcp-memory-keeper",
+        ("--map", "list=context_get"),
+    ),
+    "full-text notes store": ("py/frugal-memory/bin/frugal-memory", ()),
+}
+
+
+def run_probe(
+    relative: str, options: tuple[str, ...], cwd: Path, fmt: str = "json"
+) -> subprocess.CompletedProcess:
+    exe = PEERS / relative
+    require(exe.exists(), f"{relative} is not installed under .peers (run scripts/install-peers)")
+    argv = ["node", str(exe)] if relative.endswith(".js") else [str(exe)]
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "registry.cli",
+            "probe",
+            "--format",
+            fmt,
+            "--sizes",
+            "10,100",
+            *options,
+            "--",
+            *argv,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=cwd,
+    )
+
+
+@pytest.fixture(scope="module", params=sorted(SERVERS))
+def probed(request, tmp_path_factory) -> tuple[str, dict, Path]:
+    cwd = tmp_path_factory.mktemp("cwd")
+    relative, options = SERVERS[request.param]
+    result = run_probe(relative, options, cwd)
+    assert result.returncode == 0, result.stderr[-2000:]
+    return request.param, json.loads(result.stdout), cwd
+
+
+def test_each_server_gets_a_full_report_on_a_scratch_store(probed):
+    kind, profile, cwd = probed
+    assert {"store", "recall"} <= set(profile["operations"]), kind
+    assert profile["scratchStore"], f"{kind} was not pointed at a scratch store"
+    assert list(cwd.iterdir()) == [], f"{kind} wrote into the working directory the probe was run from"
+    checks = {row["id"]: row for row in profile["conformance"]["checks"] if row["group"] == "memory"}
+    for check_id in (
+        "store-succeeds",
+        "recall-round-trip",
+        "recall-precise",
+        "recall-absent",
+        "delete-removes",
+    ):
+        assert checks[check_id]["outcome"] == "pass", (kind, checks[check_id])
+    sizes = profile["memory"]["sizes"]
+    assert [size["items"] for size in sizes] == [10, 100], profile["memory"]["note"]
+    one = next(row for row in sizes[1]["reads"] if row["form"] == "recall of one item")
+    assert one["items"] == 1 and one["tokens"] > 0
+    assert profile["coldStartMs"] > 0 and profile["callP50Ms"] > 0
+    assert profile["storage"] in ("file", "SQLite")
+
+
+def test_the_official_release_passes_its_own_semantics_and_fails_only_beyond_upstream(probed):
+    kind, profile, _ = probed
+    if kind != "official graph file":
+        pytest.skip("the official surface is the official server's")
+    conformance = profile["conformance"]
+    assert conformance["failed"] == 0, [r for r in conformance["checks"] if r["outcome"] == "fail"]
+    assert conformance["beyondUpstream"]["failed"] == 2
+
+
+def test_an_unbounded_recall_returns_every_item_and_a_bounded_one_stays_bounded(probed):
+    kind, profile, _ = probed
+    reads = {row["form"]: row for row in profile["memory"]["sizes"][1]["reads"]}
+    bounded = [row for form, row in reads.items() if "limit 10" in form and form.startswith("recall")]
+    if bounded:
+        assert bounded[0]["items"] <= 10, kind
+    else:
+        assert reads["recall “lantern” (every item matches)"]["items"] == 100, kind
+
+
+def test_text_output_to_a_pipe_is_not_cut(tmp_path):
+    relative, options = SERVERS["official graph file"]
+    result = run_probe(relative, options, tmp_path, fmt="text")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "create-relations-unknown-endpoint-rejected" in result.stdout
+    assert "…" not in result.stdout
+    assert "Beyond upstream" in result.stdout
+
+
+def test_a_server_without_store_and_recall_is_refused_with_what_it_offers(py_peer, tmp_path):
+    exe = py_peer("mcp-server-time")
+    result = subprocess.run(
+        [sys.executable, "-m", "registry", "probe", "--allow-writes", "--", exe],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert result.returncode == 2
+    assert "no store and recall operations" in result.stderr and "--map store=TOOL" in result.stderr
+
+
+def test_operations_are_read_from_descriptions_when_names_say_nothing():
+    tools = [
+        {
+            "name": "merken",
+            "description": "Stores a text in memory.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {"text": {"type": "string"}},
+                "required": ["text"],
+            },
+        },
+        {
+            "name": "suche",
+            "description": "Searches memory with full-text search.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {"query": {"type": "string"}, "limit": {"type": "integer"}},
+                "required": ["query"],
+            },
+        },
+        {
+            "name": "vergessen",
+            "description": "Removes entries by id.",
+            "inputSchema": {"type": "object", "properties": {"ids": {"type": "string"}}, "required": ["ids"]},
+        },
+    ]
+    mapping = map_operations(tools)
+    assert {op: row["tool"] for op, row in mapping.items()} == {
+        "store": "merken",
+        "recall": "suche",
+        "delete": "vergessen",
+    }
+    assert mapping["recall"]["arguments"] == {"query": "query", "limit": "limit"}
+    assert map_operations(tools, {"read": "suche"})["read"]["source"] == "override"
+
+
+def test_a_bad_override_names_the_field_and_the_fix():
+    with pytest.raises(UsageError, match="OPERATION=TOOL"):
+        parse_overrides(["recall"])
+    with pytest.raises(UsageError, match="unknown operation"):
+        map_operations([{"name": "x"}], {"remember": "x"})
+    with pytest.raises(UsageError, match="has no tool"):
+        map_operations([{"name": "x"}], {"recall": "y"})
