@@ -102,11 +102,16 @@ def probe(
     overrides = parse_overrides(maps, map_file)
     given = target_from_options(**target)
     target_obj, scratch, variables = scratch_target(given)
-    if scratch is None and not allow_writes and not any(v in given.env for v in _known_variables(given)):
+    if scratch is None and not allow_writes:
+        told = [v for v in _known_variables(given) if v in given.env]
+        where = (
+            f"{', '.join(told)} is set, so it writes where you pointed it"
+            if told
+            else "it knows no setting that points this server at a scratch store"
+        )
         raise UsageError(
-            "the probe creates and deletes items on the target, and knows no setting that points this "
-            "server at a scratch store; start it on a fresh, empty store made for the probe and pass "
-            "--allow-writes to confirm"
+            f"the probe creates and deletes entities and other items on the target, and {where}; "
+            "start it on a fresh, empty store made for the probe and pass --allow-writes to confirm"
         )
     if scratch is not None:
         click.echo(f"probing on a scratch store: {', '.join(variables)} in {scratch}", err=True)

@@ -102,11 +102,16 @@ async def run_probe(
     memory: dict[str, Any] = {"sizes": [], "note": ""}
     if offers_store_and_recall(operations):
         ops = MemoryOps(session, tools, operations)
-        checks += await run_memory_checks(ops, seed)
-        try:
-            memory["sizes"] = await measure_memory_cost(ops, sizes, seed)
-        except ProbeError as exc:
-            memory["note"] = str(exc)
+        memory_checks = await run_memory_checks(ops, seed)
+        checks += memory_checks
+        stored = all(row["outcome"] == "pass" for row in memory_checks if row["id"] == "store-succeeds")
+        if not stored:
+            memory["note"] = "the store operation failed, so no reads were measured"
+        else:
+            try:
+                memory["sizes"] = await measure_memory_cost(ops, sizes, seed)
+            except ProbeError as exc:
+                memory["note"] = str(exc)
     if official:
         final = await session.call("read_graph", {})
         leftovers = [e.get("name") for e in final.entities() if OURS.match(str(e.get("name", "")))]
@@ -137,6 +142,10 @@ async def run_probe(
             "document": document,
         },
         "memory": memory,
+        # Known only to the caller that started the server (``mcpdex probe`` fills them in).
+        "coldStartMs": None,
+        "storage": None,
+        "scratchStore": [],
         "latency": latency_summary(session.timings),
         "callP50Ms": round(statistics.median([v for vs in session.timings.values() for v in vs]), 2)
         if session.timings
