@@ -11,7 +11,7 @@ from registry.core.snapshot import server_version
 from registry.core.templating import environment
 from registry.diffing.context_cost import context_cost
 from registry.site.encoding import pretty_json
-from registry.site.listing import context_view, listing_columns, registry_listing
+from registry.site.listing import context_view, listing_columns, memory_columns, registry_listing
 from registry.site.model import SITE_FORMAT, ServerData, as_dict, tools_of
 from registry.site.schema_rows import schema_rows
 from registry.site.text import as_text, format_time
@@ -252,6 +252,7 @@ def summary_row(server: ServerData, slug: str) -> dict[str, Any]:
         "recorded": bool(server.versions),
         "version_count": len(server.versions),
         **listing_columns(server),
+        "memory": memory_columns(server),
     }
 
 

@@ -58,11 +58,18 @@ def run_probe(
     )
 
 
+@pytest.fixture(scope="module")
+def registry_url(tmp_path_factory) -> str:
+    """One registry every probe below saves its profile in, for the comparison view."""
+    return f"sqlite:///{tmp_path_factory.mktemp('registry') / 'registry.sqlite'}"
+
+
 @pytest.fixture(scope="module", params=sorted(SERVERS))
-def probed(request, tmp_path_factory) -> tuple[str, dict, Path]:
+def probed(request, tmp_path_factory, registry_url) -> tuple[str, dict, Path]:
     cwd = tmp_path_factory.mktemp("cwd")
     relative, options = SERVERS[request.param]
-    result = run_probe(relative, options, cwd)
+    save = ("--save", "--registry", registry_url, "--name", request.param.replace(" ", "-"))
+    result = run_probe(relative, (*options, *save), cwd)
     assert result.returncode == 0, result.stderr[-2000:]
     return request.param, json.loads(result.stdout), cwd
 
@@ -173,3 +180,24 @@ def test_a_bad_override_names_the_field_and_the_fix():
         map_operations([{"name": "x"}], {"remember": "x"})
     with pytest.raises(UsageError, match="has no tool"):
         map_operations([{"name": "x"}], {"recall": "y"})
+
+
+def test_the_index_compares_every_probed_memory_server_with_measured_numbers(probed, registry_url, tmp_path):
+    kind, profile, _ = probed
+    site = tmp_path / "site"
+    report = subprocess.run(
+        [sys.executable, "-m", "registry", "report", "--registry", registry_url, "--out", str(site)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert report.returncode == 0, report.stderr
+    index = json.loads((site / "index.json").read_text(encoding="utf-8"))
+    rows = {row["name"]: row["memory"] for row in index["servers"]}
+    row = rows[kind.replace(" ", "-")]
+    assert row["probed"] and row["passed"] == profile["conformance"]["passed"]
+    assert row["items"] == 100 and row["full_tokens"] > 0 and row["p50_ms"] > 0 and row["cold_start_ms"] > 0
+    assert row["storage"] == profile["storage"] and row["install"]
+    assert {"store", "recall"} <= set(row["operations"])
+    html = (site / "index.html").read_text(encoding="utf-8")
+    assert '<h2 id="memory">Memory servers</h2>' in html and kind.replace(" ", "-") in html
