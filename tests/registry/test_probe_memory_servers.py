@@ -201,3 +201,49 @@ def test_the_index_compares_every_probed_memory_server_with_measured_numbers(pro
     assert {"store", "recall"} <= set(row["operations"])
     html = (site / "index.html").read_text(encoding="utf-8")
     assert '<h2 id="memory">Memory servers</h2>' in html and kind.replace(" ", "-") in html
+
+
+# The release before search and open returned relations touching either endpoint.
+OLD_OFFICIAL = (
+    "releases/@modelcontextprotocol/server-memory@2026.1.26/"
+    "node_modules/@modelcontextprotocol/server-memory/dist/index.js"
+)
+
+
+def test_the_changelog_shows_what_the_probe_says_changed_between_official_releases(tmp_path):
+    registry = f"sqlite:///{tmp_path / 'registry.sqlite'}"
+    for relative, label in ((OLD_OFFICIAL, "2026.1.26"), (SERVERS["official graph file"][0], "2026.8.31")):
+        saved = ("--save", "--registry", registry, "--name", "official-memory", "--version-label", label)
+        result = run_probe(relative, saved, tmp_path)
+        assert result.returncode == 0, result.stderr[-2000:]
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "registry",
+            "changelog",
+            "official-memory",
+            "--registry",
+            registry,
+            "--format",
+            "json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    newest = json.loads(result.stdout)["versions"][0]
+    assert newest["version"] == "2026.8.31"
+    moved = {b["check"]: (b["before"], b["after"]) for b in newest["behaviour"] if b["kind"] == "check"}
+    # Search and open return relations touching either endpoint since 2026.3 upstream.
+    assert moved["search-relations-either-endpoint"] == ("fail", "pass")
+    assert moved["open-nodes-relations-either-endpoint"] == ("fail", "pass")
+    text = subprocess.run(
+        [sys.executable, "-m", "registry", "changelog", "official-memory", "--registry", registry],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    ).stdout
+    assert "behaviour (what the memory probe says changed)" in text
+    assert "behaviour change" in text.splitlines()[2]
