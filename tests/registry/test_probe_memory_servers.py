@@ -247,3 +247,46 @@ def test_the_changelog_shows_what_the_probe_says_changed_between_official_releas
     ).stdout
     assert "behaviour (what the memory probe says changed)" in text
     assert "behaviour change" in text.splitlines()[2]
+
+
+def test_a_directory_depth_is_not_a_relation_depth_read():
+    from registry.core.profile import static_profile
+
+    def tool(tool_name: str, **props: dict) -> dict:
+        return {"name": tool_name, "inputSchema": {"type": "object", "properties": props}}
+
+    snapshot = {
+        "server": {"name": "memory-and-files"},
+        "tools": [
+            tool("create_entities", entities={"type": "array"}),
+            tool("delete_entities", entityNames={"type": "array"}),
+            tool("read_graph"),
+            tool("list_directory", path={"type": "string"}, depth={"type": "integer"}),
+            tool("find", path={"type": "string"}, depth={"type": "integer"}),
+            tool("get_context", name={"type": "string"}, depth={"type": "integer"}),
+        ],
+    }
+    features = {row["id"]: row["evidence"] for row in static_profile(snapshot)["features"]}
+    assert features["depth-read"] == ["get_context.depth"]
+
+
+def test_a_server_that_dies_on_discover_is_probed_over_the_handshake(py_peer, tmp_path):
+    # SDK 1.1's time server dies on server/discover; the probe reaches it as inspect does and then
+    # refuses it for what it is (no memory operations) rather than crashing.
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "registry",
+            "probe",
+            "--allow-writes",
+            "--",
+            py_peer("time-sdk11", "mcp-server-time"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert result.returncode == 2, result.stderr
+    assert "no store and recall operations" in result.stderr and "Traceback" not in result.stderr
