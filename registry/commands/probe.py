@@ -291,7 +291,7 @@ def _print_graph_cost(console: Any, cost: dict[str, Any]) -> None:
         )
     )
     reads = Table(show_edge=False)
-    for column in ("graph", "read", "entities", "text chars", "est. tokens", "tokens/entity", "ms"):
+    for column in ("graph", "read", "entities", "text chars", "tokens", "tokens/entity", "ms"):
         reads.add_column(column, justify="right" if column != "read" else "left")
     for size in cost["sizes"]:
         graph = str(size["entities"])
@@ -313,7 +313,7 @@ def _print_graph_cost(console: Any, cost: dict[str, Any]) -> None:
     if document["reads"]:
         console.print(f"One entity holding one observation of {document['observationChars']:,} characters:")
     doc_reads = Table(show_edge=False)
-    for column in ("read", "text chars", "est. tokens", "ms"):
+    for column in ("read", "text chars", "tokens", "ms"):
         doc_reads.add_column(column, justify="left" if column == "read" else "right")
     for row in document["reads"]:
         if row["available"]:
