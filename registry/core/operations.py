@@ -235,7 +235,8 @@ def map_operations(
                 f"--map {op}={tool}: the server has no tool {tool!r}; `mcpdex inspect` lists them"
             )
     mapping: dict[str, dict[str, Any]] = {}
-    taken = set(overrides.values())
+    # A tool given with --map may do another operation too (one tool that reads by key and lists).
+    taken: set[str] = set()
     for op_id in _ORDER:
         if op_id in overrides:
             mapping[op_id] = {

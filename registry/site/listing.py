@@ -130,6 +130,8 @@ def _install_line(server: ServerData) -> str:
         argv = shlex.split(target)
     except ValueError:
         return ""
+    if argv and argv[0].rsplit("/", 1)[-1] in ("npx", "uvx", "pipx", "bunx", "pnpx", "docker"):
+        return " ".join([argv[0].rsplit("/", 1)[-1], *argv[1:]])
     for arg in argv:
         parts = arg.split("/")
         if "node_modules" in parts:
@@ -153,10 +155,10 @@ def memory_columns(server: ServerData) -> dict[str, Any] | None:
     operations = profile.get("operations") or map_operations(server.snapshot.get("tools") or [])
     conformance = profile.get("conformance")
     largest = _largest(profile)
-    reads = {row["form"]: row for row in (largest or {}).get("reads", [])}
-    full = reads.get("list (full read)") or next(
-        (row for form, row in reads.items() if form.endswith("(every item matches)")), None
-    )
+    reads = {row["form"]: row for row in (largest or {}).get("reads", []) if row.get("ok", True)}
+    # The full read is the unbounded read that returned the most (a list that failed is none).
+    unbounded = [row for form, row in reads.items() if "limit" not in form and "one item" not in form]
+    full = max(unbounded, key=lambda row: (row["items"], row["tokens"]), default=None)
     bounded = next((row for form, row in reads.items() if "limit 10" in form), None)
     every = next((row for form, row in reads.items() if form.endswith("(every item matches)")), None)
     bounded_by_default = bool(every and largest and every["items"] < largest["items"])
@@ -171,6 +173,7 @@ def memory_columns(server: ServerData) -> dict[str, Any] | None:
         "bounded": "by default" if bounded_by_default else ("with a limit" if offers_limit else "no"),
         "items": largest["items"] if largest else None,
         "full_tokens": full["tokens"] if full else None,
+        "full_items": full["items"] if full else None,
         "bounded_tokens": bounded["tokens"]
         if bounded
         else (every["tokens"] if bounded_by_default and every else None),

@@ -19,7 +19,7 @@ MEMORY = PEERS / "memory"
 SERVERS = {
     "official graph file": ("npm/node_modules/@modelcontextprotocol/server-memory/dist/index.js", ()),
     "fork of the graph": (
-        "memory/@itseasy21/mcp-knowledge-graph@1.0.7/node_modules/.bin/mcp-knowledge-graph",
+        "memory/@itseasy21/mcp-knowledge-graph@1.0.7/node_modules/@itseasy21/mcp-knowledge-graph/dist/index.js",
         (),
     ),
     "libSQL graph": ("memory/mcp-memory-libsql@0.0.17/node_modules/.bin/mcp-memory-libsql", ()),
@@ -198,6 +198,8 @@ def test_the_index_compares_every_probed_memory_server_with_measured_numbers(pro
     assert row["probed"] and row["passed"] == profile["conformance"]["passed"]
     assert row["items"] == 100 and row["full_tokens"] > 0 and row["p50_ms"] > 0 and row["cold_start_ms"] > 0
     assert row["storage"] == profile["storage"] and row["install"]
+    if kind == "fork of the graph":
+        assert row["install"] == "npx -y @itseasy21/mcp-knowledge-graph"
     assert {"store", "recall"} <= set(row["operations"])
     html = (site / "index.html").read_text(encoding="utf-8")
     assert '<h2 id="memory">Memory servers</h2>' in html and kind.replace(" ", "-") in html
