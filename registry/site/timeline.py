@@ -68,6 +68,7 @@ def changelog_entries(versions: Sequence[VersionEntry], template_dir: str | None
                 date=format_date(version.get("first_seen")),
                 datetime=as_text(version.get("first_seen")),
                 digest=as_text(version.get("digest")),
+                behaviour=[as_text(b.get("message")) for b in version.get("behaviour") or []],
                 **_counted(views),
             )
         )

@@ -249,6 +249,18 @@ def test_the_changelog_shows_what_the_probe_says_changed_between_official_releas
     ).stdout
     assert "behaviour (what the memory probe says changed)" in text
     assert "behaviour change" in text.splitlines()[2]
+    site = tmp_path / "site"
+    report = subprocess.run(
+        [sys.executable, "-m", "registry", "report", "--registry", registry, "--out", str(site)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert report.returncode == 0, report.stderr
+    page = (site / "servers" / "official-memory" / "index.html").read_text(encoding="utf-8")
+    changelog = page[page.index('id="changelog"') :]
+    assert "What the memory probe says changed:" in changelog
+    assert "returns the relations with either endpoint among the matches: now passes" in changelog
 
 
 def test_a_directory_depth_is_not_a_relation_depth_read():
