@@ -402,9 +402,15 @@ def page_profile(snapshot: dict[str, Any], stored: dict[str, Any] | None = None)
     static = static_profile(snapshot)
     if static is None:
         return None
+    from registry.core.operations import map_operations, offers_store_and_recall
+
     server = snapshot.get("server") or {}
+    operations = map_operations([t for t in snapshot.get("tools") or [] if isinstance(t, dict)])
     return {
         "format": PROFILE_FORMAT,
         "server": {"name": server.get("name"), "version": server.get("version")},
         "static": static,
+        "operations": operations,
+        # Whether `mcpdex probe` can run on it: it needs a store and a recall.
+        "probeable": offers_store_and_recall(operations),
     }
