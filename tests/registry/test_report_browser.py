@@ -236,8 +236,11 @@ def test_the_huge_description_is_shown_in_full_on_its_tool_page(browser, hostile
 def test_a_visitor_filters_the_index_and_opens_a_server_and_a_tool(browser, peer_site) -> None:
     page, problems = open_page(browser, peer_site / "index.html", viewport={"width": 1280, "height": 900})
     assert page.get_by_role("heading", name="MCP servers").is_visible()
-    rows = page.locator("tbody tr")
+    rows = page.locator("tbody#servers tr")
     assert rows.count() == 2
+    # The memory view below lists the one memory server, not yet probed.
+    memory = page.locator("table.memory tbody tr")
+    assert memory.count() == 1 and "not probed" in memory.first.inner_text()
     assert page.locator("figure.chart svg rect").count() == 8
     shot(page, "index")
 
