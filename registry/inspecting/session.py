@@ -72,7 +72,7 @@ async def session(
     from mcp.types.version import LATEST_MODERN_VERSION
 
     remaining = max(0.1, work_by - anyio.current_time())
-    transport = teed(open_transport(target, errlog, remaining, stop_by), wire)
+    transport = teed(open_transport(target, errlog, remaining, stop_by, wire), wire)
     problems: list[dict[str, str]] = []
     # Paging stops early enough to leave time for checking what was listed and stopping the server.
     max_items, list_by = limits.max_tools, anyio.current_time() + remaining * _LISTING_SHARE

@@ -14,10 +14,13 @@ import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from registry.core.errors import UsageError
+
+if TYPE_CHECKING:
+    from registry.inspecting.oauth import OAuthSettings
 
 TRANSPORTS = ("stdio", "streamable-http", "sse")
 REDACTED = "<redacted>"
@@ -35,6 +38,8 @@ class Target:
     url: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
     name: str | None = None  # the config entry it came from, if any
+    # How to authorize when the server answers 401 (MCP authorization); None sends no OAuth at all.
+    oauth: OAuthSettings | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.transport not in TRANSPORTS:

@@ -1,0 +1,168 @@
+"""The official MCP conformance suite against mcpdex: its client scenarios that apply to an inspector
+(the handshake, SSE retry, the authorization suite) against `mcpdex inspect`, through
+tests/conformance/client, and its server scenarios against `mcpdex memory --http`.
+
+What does not apply is listed with its reason in tests/conformance/expected-failures.toml; any other
+failure fails, and so does a listed scenario that passes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import stat
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import PEERS, REPO, require
+
+pytestmark = [pytest.mark.peers, pytest.mark.slow]
+
+SUITE = PEERS / "conformance" / "node_modules" / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
+HERE = REPO / "tests" / "conformance"
+EXPECTED = tomllib.loads((HERE / "expected-failures.toml").read_text(encoding="utf-8"))
+# Client scenarios that apply to an inspector: it connects and lists, it calls no tool and answers
+# no elicitation, so tools_call and elicitation-sep1034-client-defaults are not run.
+CLIENT_SCENARIOS = [
+    "initialize",
+    "sse-retry",
+    "auth/metadata-default",
+    "auth/metadata-var1",
+    "auth/metadata-var2",
+    "auth/metadata-var3",
+    "auth/basic-cimd",
+    "auth/2025-03-26-oauth-metadata-backcompat",
+    "auth/2025-03-26-oauth-endpoint-fallback",
+    "auth/scope-from-www-authenticate",
+    "auth/scope-from-scopes-supported",
+    "auth/scope-omitted-when-undefined",
+    "auth/scope-step-up",
+    "auth/scope-retry-limit",
+    "auth/token-endpoint-auth-basic",
+    "auth/token-endpoint-auth-post",
+    "auth/token-endpoint-auth-none",
+    "auth/client-credentials-jwt",
+    "auth/client-credentials-basic",
+]
+_SCENARIO_TIMEOUT_S = 120
+
+
+@pytest.fixture(scope="module")
+def suite(node: str) -> list[str]:
+    require(
+        SUITE.exists(), "the MCP conformance suite is not installed under .peers/ (run scripts/install-peers)"
+    )
+    return [node, str(SUITE)]
+
+
+def _checks(output: Path) -> dict[str, list[dict[str, Any]]]:
+    """Each scenario's checks, from the suite's output folder (one checks.json per scenario run)."""
+    found: dict[str, list[dict[str, Any]]] = {}
+    for path in output.rglob("checks.json"):
+        found[path.parent.name] = json.loads(path.read_text(encoding="utf-8"))
+    return found
+
+
+def _failed(checks: list[dict[str, Any]]) -> list[str]:
+    return [f"{c['id']}: {c.get('description', '')}" for c in checks if c.get("status") == "FAILURE"]
+
+
+def _run_client(
+    suite: list[str], scenario: str, output: Path, *inspect_options: str, env: dict[str, str] | None = None
+) -> list[dict[str, Any]]:
+    command = " ".join([sys.executable, str(HERE / "client"), *inspect_options])
+    subprocess.run(
+        [*suite, "client", "--command", command, "--scenario", scenario, "-o", str(output)],
+        capture_output=True,
+        text=True,
+        timeout=_SCENARIO_TIMEOUT_S,
+        check=False,
+        env=os.environ | (env or {}),
+    )
+    runs = _checks(output)
+    assert len(runs) == 1, f"{scenario}: the suite wrote no result ({sorted(runs)})"
+    return next(iter(runs.values()))
+
+
+@pytest.mark.parametrize("scenario", CLIENT_SCENARIOS)
+def test_client_scenario(suite: list[str], scenario: str, tmp_path: Path) -> None:
+    failures = _failed(_run_client(suite, scenario, tmp_path / "out"))
+    expected = EXPECTED["client"].get(scenario)
+    if expected is None:
+        assert not failures, f"mcpdex inspect fails {scenario}: {failures}"
+    else:
+        assert failures, f"{scenario} passes now: drop it from expected-failures.toml ({expected})"
+
+
+def test_every_expected_client_failure_is_a_scenario_run() -> None:
+    assert set(EXPECTED["client"]) <= set(CLIENT_SCENARIOS)
+
+
+def test_server_scenarios_against_the_memory_server(
+    suite: list[str], memory_http: str, tmp_path: Path
+) -> None:
+    done = subprocess.run(
+        [*suite, "server", "--url", memory_http, "-o", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    runs = {
+        name.removeprefix("server-").rsplit("-", 6)[0]: checks for name, checks in _checks(tmp_path).items()
+    }
+    assert runs, f"the suite ran no server scenario: {done.stdout[-2000:]}{done.stderr[-2000:]}"
+    unexpected = {name: _failed(checks) for name, checks in runs.items() if _failed(checks)}
+    unexpected = {name: why for name, why in unexpected.items() if name not in EXPECTED["server"]}
+    assert not unexpected, f"mcpdex memory --http fails: {unexpected}"
+    passing = sorted(name for name in EXPECTED["server"] if name in runs and not _failed(runs[name]))
+    assert not passing, f"these pass now: drop them from expected-failures.toml: {passing}"
+    for applies in (
+        "server-initialize",
+        "ping",
+        "tools-list",
+        "resources-list",
+        "server-sse-multiple-streams",
+    ):
+        assert applies in runs and not _failed(runs[applies]), applies
+
+
+def test_a_server_behind_oauth_is_inspected_saved_and_diffed(suite: list[str], tmp_path: Path) -> None:
+    """The suite's client-credentials server: inspected with the credentials it hands out, saved, its
+    token cached readable by its owner alone, and neither token nor secret in the snapshot or the store."""
+    registry, out, data = tmp_path / "registry.sqlite", tmp_path / "authed.json", tmp_path / "data"
+    env_data = {"MCPDEX_DATA_DIR": str(data)}
+    options = ("--save", "--registry", str(registry), "--name", "authed", "--out", str(out))
+    checks = _run_client(suite, "auth/client-credentials-basic", tmp_path / "run", *options, env=env_data)
+    assert not _failed(checks), _failed(checks)
+    snapshot = json.loads(out.read_text(encoding="utf-8"))
+    assert [tool["name"] for tool in snapshot["tools"]] == ["test-tool"]
+    text = out.read_text(encoding="utf-8")
+    for secret in ("conformance-test-secret", "cc-token-"):
+        assert secret not in text
+    with sqlite3.connect(registry) as db:
+        dumped = "\n".join(db.iterdump())
+    assert "test-tool" in dumped
+    for secret in ("conformance-test-secret", "cc-token-"):
+        assert secret not in dumped
+    cached = list((data / "oauth").glob("*.json"))
+    assert len(cached) == 1
+    assert stat.S_IMODE(cached[0].stat().st_mode) == 0o600
+    assert "cc-token-" in cached[0].read_text(encoding="utf-8")  # the cache is where the token lives
+    mcpdex = [sys.executable, "-m", "registry"]
+    diff = subprocess.run(
+        [*mcpdex, "diff", "--registry", str(registry), "--fail-on", "info", "authed", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env=os.environ | env_data,
+    )
+    assert diff.returncode == 0, diff.stderr + diff.stdout
+    assert "0 changes" in diff.stdout, diff.stdout
