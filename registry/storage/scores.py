@@ -36,13 +36,14 @@ def score_and_store(
         return StoredScore(None, note)
     scorecard = score_snapshot(snapshot)
     roll_up = scorecard["server_score"]
+    overall = roll_up["overall"]  # None for a server with no tools: nothing to score
     store.save_score(
         server,
         digest,
         scorer_key(),
         scorecard=scorecard,
         tier=roll_up["tier"],
-        overall=float(roll_up["overall"]),
+        overall=None if overall is None else float(overall),
     )
     return StoredScore(scorecard, None)
 
