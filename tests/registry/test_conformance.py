@@ -166,3 +166,100 @@ def test_a_server_behind_oauth_is_inspected_saved_and_diffed(suite: list[str], t
     )
     assert diff.returncode == 0, diff.stderr + diff.stdout
     assert "0 changes" in diff.stdout, diff.stdout
+
+
+def test_auth_login_keeps_a_token_that_status_shows_and_logout_forgets(
+    suite: list[str], tmp_path: Path
+) -> None:
+    """`mcpdex auth login` through the suite's authorization-code flow (registration, the browser, the
+    token), then `auth status` says what is kept without the token, and `auth logout` removes it."""
+    data = tmp_path / "data"
+    env = {"MCPDEX_DATA_DIR": str(data), "BROWSER": f"{sys.executable} {HERE / 'browser'} %s"}
+    command = f"{sys.executable} -m registry auth login --timeout 30"
+    done = subprocess.run(
+        [
+            *suite,
+            "client",
+            "--command",
+            command,
+            "--scenario",
+            "auth/metadata-default",
+            "-o",
+            str(tmp_path / "o"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=_SCENARIO_TIMEOUT_S,
+        check=False,
+        env=os.environ | env,
+    )
+    runs = _checks(tmp_path / "o")
+    assert runs and not _failed(next(iter(runs.values()))), done.stdout[-3000:]
+    cached = list((data / "oauth").glob("*.json"))
+    assert len(cached) == 1 and stat.S_IMODE(cached[0].stat().st_mode) == 0o600
+    kept = json.loads(cached[0].read_text(encoding="utf-8"))
+    url, token = kept["server"], kept["tokens"]["access_token"]
+    mcpdex = [sys.executable, "-m", "registry", "auth"]
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [*mcpdex, *args], capture_output=True, text=True, timeout=60, check=False, env=os.environ | env
+        )
+
+    shown = run("status", url)
+    assert shown.returncode == 0 and shown.stdout.startswith(f"signed in to {url}"), shown.stdout
+    assert "client test-client-id" in shown.stdout and token not in shown.stdout + shown.stderr
+    as_json = json.loads(run("status", url, "--format", "json").stdout)
+    assert as_json["token"] is True and as_json["clientId"] == "test-client-id"
+    assert run("logout", url).stdout.startswith("signed out of")
+    assert not cached[0].exists()
+    assert run("status", url).stdout.startswith("not signed in to")
+    assert run("logout", url).stdout.startswith("nothing was kept")
+
+
+_EXPIRE_THEN_INSPECT = """
+import json, subprocess, sys
+from pathlib import Path
+
+url, data = sys.argv[-1], Path(sys.argv[1])
+mcpdex = [sys.executable, "-m", "registry"]
+subprocess.run([*mcpdex, "auth", "login", "--timeout", "30", url], check=True)
+(cache,) = (data / "oauth").glob("*.json")
+kept = json.loads(cache.read_text())
+kept["expiresAt"] = 1  # as if the hour had passed (long ago)
+cache.write_text(json.dumps(kept))
+sys.exit(subprocess.run([*mcpdex, "inspect", "--format", "json", "--timeout", "20", url]).returncode)
+"""
+
+
+def test_an_expired_token_is_not_sent_again(suite: list[str], tmp_path: Path) -> None:
+    """The kept token's expiry is read back with it: once past, the token is refreshed or, as here
+    (the suite's authorization server issues no refresh token), the grant runs again, though the
+    server would still take the old one."""
+    data = tmp_path / "data"
+    script = tmp_path / "expire_then_inspect.py"
+    script.write_text(_EXPIRE_THEN_INSPECT, encoding="utf-8")
+    env = {"MCPDEX_DATA_DIR": str(data), "BROWSER": f"{sys.executable} {HERE / 'browser'} %s"}
+    command = f"{sys.executable} {script} {data}"
+    subprocess.run(
+        [
+            *suite,
+            "client",
+            "--command",
+            command,
+            "--scenario",
+            "auth/metadata-default",
+            "-o",
+            str(tmp_path / "o"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=_SCENARIO_TIMEOUT_S,
+        check=False,
+        env=os.environ | env,
+    )
+    (checks,) = _checks(tmp_path / "o").values()
+    assert not _failed(checks), _failed(checks)
+    grants = [c["details"]["grantType"] for c in checks if c["id"] == "token-request"]
+    assert grants == ["authorization_code", "authorization_code"], grants
+    assert not any("refresh_token" in (c.get("details") or {}).get("body", {}) for c in checks)
