@@ -204,7 +204,10 @@ def target_from_options(
             raise UsageError("--header applies to a URL target; use --env for a stdio command")
         target.headers = {**target.headers, **pairs(header, ":", "--header", "'Name: value'")}
     if target.transport != "stdio":
-        target.oauth = oauth_from_options(**options)
+        given = oauth_from_options(**options)
+        # A config entry's own client credentials stand unless options name a client or forbid OAuth.
+        if given is None or target.oauth is None or given.client_id:
+            target.oauth = given
     elif options.get("client_id") or options.get("client_secret") or options.get("private_key"):
         raise UsageError("--client-id, --client-secret and --private-key apply to a URL target")
     return target

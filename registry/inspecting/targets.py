@@ -163,6 +163,7 @@ def _entry_target(file: Path, name: str, entry: Any) -> Target:
             url=_expand(url),
             headers={str(k): _expand(str(v)) for k, v in headers.items()},
             name=name,
+            oauth=_entry_oauth(file, where, entry.get("oauth")),
         )
     command = entry.get("command")
     if not isinstance(command, str) or not command:
@@ -180,6 +181,52 @@ def _entry_target(file: Path, name: str, entry: Any) -> Target:
         env={str(k): _expand(str(v)) for k, v in env.items()},
         cwd=cwd,
         name=name,
+    )
+
+
+# An entry's "oauth" object: client credentials for a server behind MCP authorization, so that a crawl
+# (which never opens a browser) can reach it. Values may reference the environment, as ${env:NAME}.
+_OAUTH_FIELDS = {
+    "clientId": "client_id",
+    "clientSecret": "client_secret",
+    "clientAuth": "client_auth",
+    "privateKeyFile": "private_key",
+    "scope": "scope",
+    "issuer": "issuer",
+}
+
+
+def _entry_oauth(file: Path, where: str, raw: Any) -> OAuthSettings | None:
+    if raw is None:
+        return None
+    from registry.inspecting.oauth import CLIENT_AUTH_METHODS, OAuthSettings, read_private_key
+
+    if not isinstance(raw, dict) or not raw.get("clientId"):
+        raise UsageError(
+            f"{where}: field 'oauth' must be an object with a \"clientId\" (and a secret or key)"
+        )
+    unknown = sorted(set(raw) - set(_OAUTH_FIELDS))
+    if unknown:
+        known = ", ".join(_OAUTH_FIELDS)
+        raise UsageError(f"{where}: field 'oauth' has no {', '.join(unknown)}; it takes {known}")
+    values = {_OAUTH_FIELDS[key]: _expand(str(value)) for key, value in raw.items()}
+    if "private_key" in values:
+        values["private_key"] = read_private_key(str(file.parent / values["private_key"]))
+        values.setdefault("client_auth", "private-key-jwt")
+    if not (values.get("client_secret") or values.get("private_key")):
+        raise UsageError(f'{where}: field \'oauth\' needs a "clientSecret" or a "privateKeyFile"')
+    method = values.get("client_auth", "basic")
+    if method not in CLIENT_AUTH_METHODS:
+        raise UsageError(f"{where}: field 'oauth' \"clientAuth\" is one of {', '.join(CLIENT_AUTH_METHODS)}")
+    return OAuthSettings(
+        client_id=values["client_id"],
+        client_secret=values.get("client_secret"),
+        client_auth=method,
+        private_key=values.get("private_key"),
+        scope=values.get("scope"),
+        issuer=values.get("issuer"),
+        grant="client-credentials",
+        interactive=False,
     )
 
 

@@ -263,3 +263,48 @@ def test_an_expired_token_is_not_sent_again(suite: list[str], tmp_path: Path) ->
     grants = [c["details"]["grantType"] for c in checks if c["id"] == "token-request"]
     assert grants == ["authorization_code", "authorization_code"], grants
     assert not any("refresh_token" in (c.get("details") or {}).get("body", {}) for c in checks)
+
+
+_CRAWL_A_CONFIG = """
+import json, os, subprocess, sys
+from pathlib import Path
+
+url, folder = sys.argv[-1], Path(sys.argv[1])
+context = json.loads(os.environ["MCP_CONFORMANCE_CONTEXT"])
+entry = {"url": url, "oauth": {"clientId": context["client_id"], "clientSecret": "${env:CC_SECRET}"}}
+config = folder / "servers.json"
+config.write_text(json.dumps({"mcpServers": {"behind-oauth": entry}}))
+registry = ["--save", "--registry", str(folder / "r.sqlite"), "--format", "json"]
+crawl = [sys.executable, "-m", "registry", "crawl", str(config), *registry]
+env = os.environ | {"CC_SECRET": context["client_secret"]}
+with open(folder / "crawl.json", "w") as out:
+    sys.exit(subprocess.run(crawl, env=env, stdout=out).returncode)
+"""
+
+
+def test_crawl_reaches_a_server_behind_oauth_with_the_client_credentials_of_its_entry(
+    suite: list[str], tmp_path: Path
+) -> None:
+    """A config entry's "oauth" object (its secret from the environment) gives crawl, which opens no
+    browser, the client-credentials grant; the crawl records the server, and no secret."""
+    script = tmp_path / "crawl_a_config.py"
+    script.write_text(_CRAWL_A_CONFIG, encoding="utf-8")
+    env = {"MCPDEX_DATA_DIR": str(tmp_path / "data")}
+    command, output = f"{sys.executable} {script} {tmp_path}", str(tmp_path / "o")
+    subprocess.run(
+        [*suite, "client", "--command", command, "--scenario", "auth/client-credentials-basic", "-o", output],
+        capture_output=True,
+        text=True,
+        timeout=_SCENARIO_TIMEOUT_S,
+        check=False,
+        env=os.environ | env,
+    )
+    (checks,) = _checks(tmp_path / "o").values()
+    assert not _failed(checks), _failed(checks)
+    crawled = (tmp_path / "crawl.json").read_text(encoding="utf-8")
+    (server,) = json.loads(crawled)["servers"]
+    assert (server["name"], server["ok"], server["tools"]) == ("behind-oauth", True, 1), server
+    with sqlite3.connect(tmp_path / "r.sqlite") as db:
+        dumped = "\n".join(db.iterdump())
+    assert "behind-oauth" in dumped and "test-tool" in dumped
+    assert "conformance-test-secret" not in dumped + crawled

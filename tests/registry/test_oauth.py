@@ -5,6 +5,7 @@ authorization servers in test_conformance.py."""
 from __future__ import annotations
 
 import json
+import re
 import stat
 import subprocess
 import sys
@@ -164,3 +165,43 @@ server = HTTPServer(("127.0.0.1", int(sys.argv[1])), Handler)
 print("ready", flush=True)
 server.serve_forever()
 """
+
+
+def _config(tmp_path: Path, oauth: object) -> Path:
+    path = tmp_path / "servers.json"
+    path.write_text(json.dumps({"mcpServers": {"api": {"url": "https://example.test/mcp", "oauth": oauth}}}))
+    return path
+
+
+def test_a_config_entry_carries_client_credentials_that_never_open_a_browser(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from registry.inspecting.targets import config_servers
+
+    monkeypatch.setenv("API_SECRET", "zq-from-env")
+    target = config_servers(_config(tmp_path, {"clientId": "ci", "clientSecret": "${env:API_SECRET}"}))["api"]
+    assert target.oauth is not None
+    assert (target.oauth.client_secret, target.oauth.interactive) == ("zq-from-env", False)
+    assert target.oauth.client_credentials and "zq-from-env" not in json.dumps(target.source())
+    # The options of inspect --config leave it be, unless they name another client.
+    kept = target_from_options(config=str(_config(tmp_path, {"clientId": "ci", "clientSecret": "x"})))
+    assert kept.oauth is not None and kept.oauth.client_id == "ci"
+    assert target_from_options(config=str(tmp_path / "servers.json"), no_oauth=True).oauth is None
+
+
+@pytest.mark.parametrize(
+    ("oauth", "message"),
+    [
+        ("ci", "must be an object"),
+        ({"clientSecret": "x"}, "must be an object"),
+        ({"clientId": "ci"}, 'needs a "clientSecret" or a "privateKeyFile"'),
+        ({"clientId": "ci", "clientSecret": "x", "secret": "y"}, "has no secret"),
+        ({"clientId": "ci", "clientSecret": "x", "clientAuth": "jwt"}, "is one of basic, post"),
+        ({"clientId": "ci", "privateKeyFile": "missing.pem"}, "cannot read it"),
+    ],
+)
+def test_a_bad_oauth_entry_is_refused_naming_the_field(tmp_path: Path, oauth: object, message: str) -> None:
+    from registry.inspecting.targets import config_servers
+
+    with pytest.raises(UsageError, match=re.escape(message)):
+        config_servers(_config(tmp_path, oauth))
