@@ -128,7 +128,7 @@ def oauth_from_options(
     **_ignored: Any,
 ) -> OAuthSettings | None:
     """The OAuth settings the options describe (None under --no-oauth)."""
-    from registry.inspecting.oauth import OAuthSettings, read_private_key
+    from registry.inspecting.oauth import OAuthSettings, can_ask_a_person, read_private_key
 
     if no_oauth:
         return None
@@ -144,6 +144,7 @@ def oauth_from_options(
         client_metadata_url=client_metadata_url,
         grant=oauth_grant,
         open_browser=not no_browser,
+        interactive=can_ask_a_person(),
     )
 
 

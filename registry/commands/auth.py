@@ -72,6 +72,7 @@ def login(url: str, transport: str, timeout: float, **options: Any) -> None:
     settings = oauth_from_options(**options)
     if settings is None:
         raise UsageError("auth login authorizes: drop --no-oauth")
+    settings.interactive = True  # asked for: the URL is printed where no browser opens
     target = Target(transport=transport, url=url, oauth=settings)
 
     async def connect() -> None:

@@ -310,6 +310,26 @@ def _send_user(open_browser: bool) -> Any:
     return redirect
 
 
+def _no_person(url: str) -> Any:
+    """The redirect handler where no one can sign in (no terminal, no browser): stop with what to do."""
+
+    async def refuse(authorization_url: str) -> None:
+        from mcp.client.auth import OAuthFlowError
+
+        raise OAuthFlowError(
+            f"signing in needs a browser; run `mcpdex auth login {resource_key(url)}` where one opens, "
+            "or pass client credentials (--client-id with --client-secret or --private-key)"
+        )
+
+    return refuse
+
+
+def can_ask_a_person() -> bool:
+    """Whether the authorization code grant may send someone to a browser: a terminal is attached, or
+    BROWSER names the browser to start."""
+    return sys.stdin.isatty() or bool(os.environ.get("BROWSER"))
+
+
 def http_auth(url: str, settings: OAuthSettings) -> httpx2.Auth | None:
     """The httpx2 auth that authorizes requests to the server at ``url`` as ``settings`` say; None when
     nothing could be used (not interactive and no client credentials)."""
@@ -365,8 +385,8 @@ def http_auth(url: str, settings: OAuthSettings) -> httpx2.Auth | None:
                     issuer=settings.issuer,
                 ),
             )
-    if not settings.interactive:
-        return None
+    if not settings.interactive and not cache.status()["token"]:
+        return None  # nothing to send and no one to sign in: a 401 says what to pass
     loopback = _Loopback(cache.cached_redirect_port())
     if not loopback.reused:
         cache.drop_client()  # registered for another redirect URI
@@ -384,7 +404,7 @@ def http_auth(url: str, settings: OAuthSettings) -> httpx2.Auth | None:
         url,
         metadata,
         cache,
-        redirect_handler=_send_user(settings.open_browser),
+        redirect_handler=_send_user(settings.open_browser) if settings.interactive else _no_person(url),
         callback_handler=loopback.wait,
         client_metadata_url=settings.client_metadata_url,
     )

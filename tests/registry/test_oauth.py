@@ -5,6 +5,7 @@ authorization servers in test_conformance.py."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import stat
 import subprocess
@@ -120,8 +121,16 @@ def test_a_private_key_is_read_and_what_is_not_one_is_refused(tmp_path: Path) ->
         read_private_key(str(tmp_path / "missing.pem"))
 
 
-def test_a_401_without_oauth_fails_in_one_line(tmp_path: Path) -> None:
-    """--no-oauth sends nothing but the given headers: a server behind authorization refuses it."""
+@pytest.mark.parametrize(
+    ("options", "advice"),
+    [(["--no-oauth"], "without --no-oauth"), ([], "mcpdex auth login"), ([], "--client-id")],
+)
+def test_a_401_that_no_one_can_answer_fails_at_once_in_one_line(
+    tmp_path: Path, options: list[str], advice: str
+) -> None:
+    """--no-oauth sends nothing but the given headers; without a terminal or a BROWSER, and with no
+    token kept, no one can sign in: either way the refusal is one line that says what to pass, at once
+    rather than at the deadline."""
     from tests.registry.conftest import free_port
 
     port = free_port()
@@ -131,19 +140,24 @@ def test_a_401_without_oauth_fails_in_one_line(tmp_path: Path) -> None:
     try:
         assert server.stdout is not None and server.stdout.readline().strip() == "ready"
         url = f"http://127.0.0.1:{port}/mcp"
+        started = time.monotonic()
         done = subprocess.run(
-            [sys.executable, "-m", "registry", "inspect", "--no-oauth", "--timeout", "10", url],
+            [sys.executable, "-m", "registry", "inspect", *options, "--timeout", "20", url],
             capture_output=True,
             text=True,
             timeout=60,
             check=False,
+            stdin=subprocess.DEVNULL,
+            env={k: v for k, v in os.environ.items() if k != "BROWSER"},
         )
+        elapsed = time.monotonic() - started
     finally:
         server.terminate()
         server.wait(timeout=10)
     assert done.returncode == 2
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr
-    assert "401" in done.stderr, done.stderr
+    assert "HTTP 401" in done.stderr and advice in done.stderr, done.stderr
+    assert elapsed < 15, elapsed
 
 
 # A server behind authorization that never grants: every request is 401 with a challenge.
