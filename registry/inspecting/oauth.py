@@ -19,7 +19,7 @@ import os
 import sys
 import time
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import parse_qs, urlsplit
@@ -48,9 +48,9 @@ class OAuthSettings:
     """How to authorize against a server behind MCP authorization. Holds secrets: never recorded."""
 
     client_id: str | None = None
-    client_secret: str | None = None
+    client_secret: str | None = field(default=None, repr=False)
     client_auth: str = "basic"  # a key of CLIENT_AUTH_METHODS
-    private_key: str | None = None  # PEM text, for private-key-jwt
+    private_key: str | None = field(default=None, repr=False)  # PEM text, for private-key-jwt
     scope: str | None = None
     issuer: str | None = None  # the authorization server the client credentials belong to
     client_metadata_url: str | None = None  # an https URL used as client id where the server allows
@@ -251,6 +251,9 @@ class _Loopback:
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:  # the browser coming back
+                if urlsplit(self.path).path != _CALLBACK_PATH:
+                    self.send_error(404)
+                    return
                 query = parse_qs(urlsplit(self.path).query)
                 for key in ("code", "state", "iss", "error", "error_description"):
                     if query.get(key):

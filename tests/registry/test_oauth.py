@@ -85,7 +85,7 @@ def test_options_make_oauth_settings_for_a_url_only() -> None:
     target = target_from_options(argv=["https://example.test/mcp"], client_id="a", client_secret="zq-secret")
     assert target.oauth is not None and target.oauth.client_credentials
     assert "zq-secret" not in json.dumps(target.source())
-    assert "zq-secret" not in repr(target)
+    assert "zq-secret" not in repr(target) and "zq-secret" not in repr(target.oauth)
     assert target_from_options(argv=["https://example.test/mcp"], no_oauth=True).oauth is None
     with pytest.raises(UsageError, match="apply to a URL target"):
         target_from_options(argv=["node", "server.js"], client_id="a")
