@@ -45,9 +45,9 @@ def text_console() -> Console:
     """The console text results are printed on (stdout)."""
     from registry.core.printable import console
 
-    # Piped output is not squeezed into 80 columns, and long lines are not wrapped, so it greps cleanly.
-    tty = sys.stdout.isatty()
-    return console(highlight=False, width=None if tty else 200, soft_wrap=not tty)
+    # Piped output is as wide as its tables (see `console`), and long lines are not wrapped, so it greps
+    # cleanly.
+    return console(highlight=False, soft_wrap=not sys.stdout.isatty())
 
 
 def roll_up_line(roll_up: dict[str, Any]) -> str:
