@@ -16,7 +16,7 @@ from registry.diffing.rules import LEVELS
 @click.command("diff")
 @click.argument("old")
 @click.argument("new")
-@registry_option("Registry for SERVER@VERSION sides (MCPDEX_REGISTRY).")
+@registry_option(purpose="Where SERVER@VERSION sides are looked up")
 @format_option("text", "json", "markdown")
 @click.option(
     "--fail-on",

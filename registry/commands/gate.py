@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from registry.commands._options import format_option, registry_option, writing
+from registry.commands._options import SERVICE_HELP, format_option, registry_option, writing
 from registry.commands._target import target_options
 from registry.core.printable import colour_wanted
 from registry.core.timestamps import utc_now
@@ -55,7 +55,7 @@ def lock(out: str, **target: Any) -> None:
     default=None,
     help="Baseline snapshot file (default: mcpdex.lock.json, unless --registry is given).",
 )
-@registry_option("Compare with the latest version recorded in this registry instead of a file.")
+@registry_option(SERVICE_HELP, purpose="Compare with the latest version recorded there instead of a file")
 @click.option(
     "--against",
     metavar="SERVER[@VERSION]",

@@ -13,6 +13,7 @@ from registry.commands._console import context_cost_line, roll_up_line, text_con
 from registry.commands._options import format_option, registry_option
 from registry.commands._target import target_options
 from registry.core.printable import escape_controls, json_inert
+from registry.core.wording import counted
 
 TIER_CHOICES = ("A", "B", "C", "D")
 SHORT = {
@@ -43,7 +44,7 @@ SHORT = {
     type=click.IntRange(min=0),
     help="How many of the lowest dimension scores to explain in text and markdown output.",
 )
-@registry_option("Registry for SERVER[@VERSION] (MCPDEX_REGISTRY).")
+@registry_option(purpose="Where a SERVER[@VERSION] target is looked up")
 def score(
     fmt: str,
     min_tier: str | None,
@@ -89,7 +90,8 @@ def score(
         names = ", ".join(f"{card['name']} ({card['tier']} {card['total']})" for card in failing[:5])
         click.echo(
             escape_controls(
-                f"mcpdex: gate failed: {len(failing)} tool(s) below {_bar_text(min_tier, min_score)}: {names}"
+                f"mcpdex: gate failed: {counted(len(failing), 'tool')} below "
+                f"{_bar_text(min_tier, min_score)}: {names}"
             ),
             err=True,
         )
@@ -188,7 +190,7 @@ def _print_text(
                 f"{escape(item['message'])}"
             )
     if bar:
-        verdict = f"{len(failing)} tool(s) below {bar}" if failing else f"every tool meets {bar}"
+        verdict = f"{counted(len(failing), 'tool')} below {bar}" if failing else f"every tool meets {bar}"
         console.print(f"\ngate: {verdict}")
 
 

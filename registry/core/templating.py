@@ -18,11 +18,7 @@ from markupsafe import Markup, escape
 from registry.core.paths import templates_dir
 from registry.core.printable import escape_controls
 from registry.core.textdiff import line_diff
-
-
-def counted(count: int, singular: str, plural: str | None = None) -> str:
-    """``1 tool``, ``2 tools``; ``plural`` for words that do not just take an s."""
-    return f"{count} {singular if count == 1 else plural or singular + 's'}"
+from registry.core.wording import counted
 
 
 def version_tag(label: object) -> str:
