@@ -60,10 +60,11 @@ def score(
     mcpdex score --min-tier B -- python my_server.py
     mcpdex score memory-server@0.6.3 --format markdown > score.md
     """
+    snapshot = _snapshot(registry_url, target)
+    # Imported once there is something to score: a usage error is printed without loading the scorer.
     from registry.diffing.context_cost import context_cost
     from scoring import score_snapshot
 
-    snapshot = _snapshot(registry_url, target)
     scorecard = score_snapshot(snapshot)
     # The scorer stays free of registry imports; the context cost joins its card here.
     scorecard["context_cost"] = context_cost(snapshot)

@@ -75,3 +75,14 @@ def test_every_registry_option_words_what_it_takes_and_its_default_alike() -> No
                 seen += 1
                 assert param.help and param.help.endswith((DATABASE_HELP, SERVICE_HELP)), (name, param.help)
     assert seen >= 10
+
+
+def test_score_without_a_target_says_so_before_loading_the_scorer() -> None:
+    code = (
+        "import runpy, sys\nsys.argv = ['mcpdex', 'score']\n"
+        "try:\n    runpy.run_module('registry', run_name='__main__')\n"
+        "except SystemExit as exit:\n    print(exit.code, 'scoring.scorecard' in sys.modules)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert result.stdout.split() == ["2", "False"], result.stdout + result.stderr
+    assert "no target" in result.stderr
