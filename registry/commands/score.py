@@ -34,7 +34,8 @@ SHORT = {
 @click.option(
     "--min-tier",
     type=click.Choice(TIER_CHOICES, case_sensitive=False),
-    help="Exit 1 when any tool's tier is below this (B is the passing bar).",
+    metavar="[" + "|".join(TIER_CHOICES) + "]",
+    help="Exit 1 when any tool's tier is below this (B is the passing bar; below D is F).",
 )
 @click.option("--min-score", type=click.FloatRange(1.0, 5.0), help="Exit 1 when any tool scores below this.")
 @click.option(
@@ -218,7 +219,8 @@ def explain(rule_id: str) -> None:
         from difflib import get_close_matches
 
         close = get_close_matches(rule_id, [*known_ids(), *RULES_BY_ID], n=3)
-        hint = f"; did you mean {', '.join(close)}?" if close else "; `mcpdex rules` lists the diff rules"
+        listed = "; `mcpdex rules` lists the diff rules, docs/scoring.md the lint rules and dimensions"
+        hint = f"; did you mean {', '.join(close)}?" if close else listed
         raise UsageError(f"no rule or dimension named {rule_id!r}{hint}")
     click.echo(text, nl=not text.endswith("\n"))
     sys.stdout.flush()

@@ -86,3 +86,15 @@ def test_score_without_a_target_says_so_before_loading_the_scorer() -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert result.stdout.split() == ["2", "False"], result.stdout + result.stderr
     assert "no target" in result.stderr
+
+
+def test_every_option_of_every_command_says_what_it_does() -> None:
+    from registry.cli import cli
+
+    missing = [
+        f"{name} {param.opts[0]}"
+        for name, command in _commands(cli)
+        for param in command.params
+        if param.param_type_name == "option" and not getattr(param, "help", None) and param.name != "help"
+    ]
+    assert missing == []
