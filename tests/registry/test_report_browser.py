@@ -472,6 +472,9 @@ def test_a_server_page_lists_its_tools_compactly_with_a_link_to_each(browser, sc
     assert page.get_by_role("columnheader", name="Weak dimensions").get_attribute("title")
     first.get_by_role("link").click()
     assert page.get_by_role("heading", name="search_notes_by_an_exact_name", level=1).is_visible()
+    description = page.locator("article.tool .prose").first
+    assert description.locator("code").all_inner_texts() == ["name", "limit"]
+    assert "`" not in description.inner_text()
     assert "Usage Guidelines" in page.inner_text("body") and "Input Schema" in page.inner_text("body")
     assert problems == []
     page.close()
