@@ -19,6 +19,8 @@ if TYPE_CHECKING:
 
 TRANSPORT_CHOICES = ("stdio", "http", "streamable-http", "sse")
 
+PROTOCOL_ERA_HELP = "auto probes for the 2026 protocol and falls back to the initialize handshake."
+
 
 def target_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """Add the target options and the trailing ``[--] URL | COMMAND [ARGS...]`` argument."""
@@ -54,10 +56,12 @@ def target_options(command: Callable[..., Any]) -> Callable[..., Any]:
             type=click.Choice(("auto", "legacy", "modern")),
             default="auto",
             show_default=True,
-            help="auto probes for the 2026 protocol and falls back to the initialize handshake.",
+            help=PROTOCOL_ERA_HELP,
         ),
         click.option(
-            "--version-label", help="Record the snapshot under this version instead of serverInfo.version."
+            "--version-label",
+            help="Label the snapshot with this version instead of serverInfo.version (what it is shown and "
+            "saved under).",
         ),
         *oauth_options(),
     ]

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from registry.commands._options import SERVICE_HELP, format_option, registry_option
+from registry.commands._target import PROTOCOL_ERA_HELP
 from registry.core.timestamps import parse_utc, utc_now
 from registry.diffing.context_cost import context_cost
 from registry.inspecting.official.entries import OFFICIAL_REGISTRY, RegistryEntry
@@ -117,7 +118,11 @@ async def crawl_targets(
     "--timeout", type=click.FloatRange(min=0.5), default=30.0, show_default=True, help="Per-server deadline."
 )
 @click.option(
-    "--protocol-era", type=click.Choice(("auto", "legacy", "modern")), default="auto", show_default=True
+    "--protocol-era",
+    type=click.Choice(("auto", "legacy", "modern")),
+    default="auto",
+    show_default=True,
+    help=PROTOCOL_ERA_HELP,
 )
 @click.option("--only", multiple=True, metavar="NAME", help="Crawl only these entries of the config.")
 @click.option("--all-versions", is_flag=True, help="--from-registry: every version, not only the latest.")

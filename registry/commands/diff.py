@@ -9,13 +9,14 @@ from pathlib import Path
 import click
 
 from registry.commands._options import format_option, registry_option, writing
+from registry.core.printable import colour_wanted
 from registry.diffing.rules import LEVELS
 
 
 @click.command("diff")
 @click.argument("old")
 @click.argument("new")
-@registry_option("Registry for SERVER@VERSION sides (MCPDEX_REGISTRY).")
+@registry_option(purpose="Where SERVER@VERSION sides are looked up")
 @format_option("text", "json", "markdown")
 @click.option(
     "--fail-on",
@@ -45,7 +46,8 @@ def diff(old: str, new: str, registry_url: str | None, fmt: str, fail_on: str | 
     before = resolve_snapshot(old, registry_url=registry_url, timeout=timeout)
     after = resolve_snapshot(new, registry_url=registry_url, timeout=timeout)
     report = evaluate(before, after, fail_on=fail_on, old_origin=old, new_origin=new)
-    click.echo(render_report(report, fmt, color=sys.stdout.isatty()), nl=False)
+    colour = colour_wanted(sys.stdout)
+    click.echo(render_report(report, fmt, color=colour), nl=False, color=colour)
     return 0 if report["passed"] else 1
 
 

@@ -8,8 +8,9 @@ from typing import Any
 
 import click
 
-from registry.commands._options import format_option, registry_option, writing
+from registry.commands._options import SERVICE_HELP, format_option, registry_option, writing
 from registry.commands._target import target_options
+from registry.core.printable import colour_wanted
 from registry.core.timestamps import utc_now
 from registry.diffing.rules import LEVELS
 
@@ -54,7 +55,7 @@ def lock(out: str, **target: Any) -> None:
     default=None,
     help="Baseline snapshot file (default: mcpdex.lock.json, unless --registry is given).",
 )
-@registry_option("Compare with the latest version recorded in this registry instead of a file.")
+@registry_option(SERVICE_HELP, purpose="Compare with the latest version recorded there instead of a file")
 @click.option(
     "--against",
     metavar="SERVER[@VERSION]",
@@ -175,7 +176,8 @@ def check(
     )
     if max_context_tokens is not None:
         _limit_context(report, current, max_context_tokens)
-    click.echo(render_report(report, fmt, color=sys.stdout.isatty(), file=baseline_file), nl=False)
+    colour = colour_wanted(sys.stdout)
+    click.echo(render_report(report, fmt, color=colour, file=baseline_file), nl=False, color=colour)
     if not report.get("contextCost", {"withinLimit": True})["withinLimit"]:
         click.echo(report["contextCost"]["message"], err=True)
     if append_step_summary(report):

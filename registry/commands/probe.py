@@ -64,7 +64,8 @@ def probe(
     included; 2 when it could not run.
 
     \b
-    mcpdex probe --allow-writes --env MEMORY_FILE_PATH=/tmp/p.jsonl -- npx @modelcontextprotocol/server-memory
+    mcpdex probe --allow-writes --env MEMORY_FILE_PATH=/tmp/p.jsonl \\
+      -- npx -y @modelcontextprotocol/server-memory
     mcpdex probe --allow-writes --format markdown -- mcpdex memory --db /tmp/probe.db
     mcpdex probe --allow-writes --save http://127.0.0.1:8765/mcp
     """

@@ -44,7 +44,6 @@ async def stdio_transport(
     ``registry.inspecting.processes``, so neither the server nor anything it spawned outlives us.
     """
     import anyio
-    from mcp.client.stdio import get_default_environment
 
     from registry.inspecting import processes
 
@@ -52,7 +51,7 @@ async def stdio_transport(
     mark = processes.new_mark()
     process = await anyio.open_process(
         target.argv,
-        env=get_default_environment() | target.env | mark,
+        env=server_environment() | target.env | mark,
         stderr=errlog,
         cwd=target.cwd,
         start_new_session=True,
@@ -102,6 +101,28 @@ async def stdio_transport(
             with anyio.CancelScope(shield=True):
                 await _stop(process, stop_by, mark)
             tasks.cancel_scope.cancel()
+
+
+# What a stdio server inherits of our environment, as the SDK's stdio client passes it: enough to
+# find programs and a home directory, never the rest (tokens and keys in our environment stay ours).
+_INHERITED = ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER")
+_INHERITED_WINDOWS = (
+    "APPDATA", "HOMEDRIVE", "HOMEPATH", "LOCALAPPDATA", "PATH", "PATHEXT", "PROCESSOR_ARCHITECTURE",
+    "SYSTEMDRIVE", "SYSTEMROOT", "TEMP", "USERNAME", "USERPROFILE",
+)  # fmt: skip
+
+
+def server_environment() -> dict[str, str]:
+    """The variables of our environment a stdio server is started with (see ``_INHERITED``); a value
+    that is a shell function definition (``() { …``) is left out."""
+    import sys
+
+    names = _INHERITED_WINDOWS if sys.platform == "win32" else _INHERITED
+    return {
+        name: value
+        for name in names
+        if (value := os.environ.get(name)) is not None and not value.startswith("()")
+    }
 
 
 def _parse_line(line: bytes) -> SessionMessage | Exception:
