@@ -146,6 +146,13 @@ async def crawl_targets(
     type=click.Path(exists=True, dir_okay=False),
     help='--from-registry: a JSON file of NAME: value, or "registry/name": {NAME: value}.',
 )
+@click.option(
+    "--sandbox",
+    "sandbox",
+    type=click.Choice(("on", "off")),
+    default=None,
+    help="Run each stdio server in the sandbox (default on, or MCPDEX_SANDBOX); off runs them as you.",
+)
 @format_option("text", "json")
 def crawl(
     config: str | None,
@@ -162,6 +169,7 @@ def crawl(
     env: tuple[str, ...],
     header: tuple[str, ...],
     secrets: str | None,
+    sandbox: str | None,
     fmt: str,
 ) -> None:
     """Inspect every server of CONFIG (an mcpServers file), or of the official MCP Registry, concurrently.
@@ -172,8 +180,18 @@ def crawl(
     \b
     mcpdex crawl servers.json --concurrency 8 --save
     mcpdex crawl --from-registry --save --secrets secrets.json
+
+    Each stdio server runs in the sandbox (registry/inspecting/sandbox.py): no host files beyond its
+    own, no environment beyond its own, no network; a config entry widens it with "sandbox":
+    {"network": true, "read": ["/path"], "write": ["/dir"]}. Where no sandbox can be made the crawl
+    refuses to start; --sandbox off (or MCPDEX_SANDBOX=off) runs the servers as you.
     """
     from registry.core.errors import InspectionError, UsageError
+    from registry.inspecting.sandbox import mode_from, require
+
+    sandboxed = mode_from(sandbox, default="on") == "on"
+    if sandboxed:
+        require()
 
     registry_only = {
         "--all-versions": all_versions,
@@ -189,7 +207,7 @@ def crawl(
             raise UsageError(f"{', '.join(used)} apply to --from-registry; add it, or drop them")
         if config is None:
             raise UsageError("give CONFIG (an mcpServers file) or --from-registry [URL]")
-        targets = _config_targets(config, only)
+        targets = _config_targets(config, only, sandboxed)
         plans: list[EntryPlan] = []
         labels: dict[str, str] = {}
     else:
@@ -217,6 +235,7 @@ def crawl(
                 updated_since=updated_since,
                 force=force,
                 inputs=_inputs(env, header, secrets),
+                sandboxed=sandboxed,
             )
             for plan in plans:
                 if plan.target is not None:
@@ -247,11 +266,17 @@ def crawl(
         raise InspectionError(f"none of the {len(rows)} servers in {source} could be inspected")
 
 
-def _config_targets(config: str, only: tuple[str, ...]) -> dict[str, Any]:
+def _config_targets(config: str, only: tuple[str, ...], sandboxed: bool) -> dict[str, Any]:
     from registry.core.errors import UsageError
-    from registry.inspecting.targets import config_servers
+    from registry.inspecting.sandbox import policy_from_entry
+    from registry.inspecting.targets import config_sandbox_specs, config_servers
 
     targets = config_servers(config)
+    specs = config_sandbox_specs(config)
+    for name, target in targets.items():
+        policy = policy_from_entry(specs.get(name), f"{config}: mcpServers.{name}")
+        if sandboxed and target.transport == "stdio":
+            target.sandbox = policy
     if only:
         missing = sorted(set(only) - set(targets))
         if missing:
@@ -367,6 +392,7 @@ def _plan_registry(
     updated_since: str | None,
     force: bool,
     inputs: Inputs,
+    sandboxed: bool = True,
 ) -> tuple[list[EntryPlan], str | None]:
     """The plan for every selected entry of ``source``, and the newest ``updatedAt`` among them."""
     from registry.core.errors import UsageError
@@ -423,6 +449,10 @@ def _plan_registry(
                 url=launch.url,
                 headers=launch.headers,
             )
+            if sandboxed and target.transport == "stdio":
+                from registry.inspecting.sandbox import SandboxPolicy
+
+                target.sandbox = SandboxPolicy()
             plans.append(EntryPlan(entry, "inspect", target=target, kind=launch.kind))
     return plans, newest
 

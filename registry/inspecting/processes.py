@@ -45,6 +45,16 @@ def become_subreaper() -> bool:
         return False
 
 
+# The stdio servers this process started and has not yet stopped (a crawl runs several at once).
+running: set[int] = set()
+
+
+def children() -> set[int]:
+    """Our own live children: the servers we started, and orphans re-parented to us as subreaper."""
+    me = os.getpid()
+    return {pid for pid, parent in _parents().items() if parent == me}
+
+
 def descendants(pid: int) -> set[int]:
     """Every live process below ``pid`` by parentage (empty without ``/proc``)."""
     children: dict[int, list[int]] = {}

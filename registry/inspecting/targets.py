@@ -14,10 +14,13 @@ import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from registry.core.errors import UsageError
+
+if TYPE_CHECKING:
+    from registry.inspecting.sandbox import SandboxPolicy
 
 TRANSPORTS = ("stdio", "streamable-http", "sse")
 REDACTED = "<redacted>"
@@ -35,6 +38,7 @@ class Target:
     url: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
     name: str | None = None  # the config entry it came from, if any
+    sandbox: SandboxPolicy | None = None  # a stdio server runs in the sandbox under this policy
 
     def __post_init__(self) -> None:
         if self.transport not in TRANSPORTS:
@@ -52,6 +56,10 @@ class Target:
                 out["env"] = {key: REDACTED for key in sorted(self.env)}
             if self.cwd:
                 out["cwd"] = self.cwd
+            if self.sandbox is not None:
+                from registry.inspecting.sandbox import named_paths
+
+                out["sandbox"] = self.sandbox.describe(named_paths(self.argv, self.cwd))
         else:
             out = {"transport": self.transport, "target": redact_url(self.url or "")}
             if self.headers:
@@ -138,6 +146,15 @@ def config_servers(path: str | Path) -> dict[str, Target]:
             'expected {"mcpServers": {"NAME": {"command": ..., "args": [...]}}}'
         )
     return {name: _entry_target(file, name, entry) for name, entry in entries.items()}
+
+
+def config_sandbox_specs(path: str | Path) -> dict[str, Any]:
+    """Each entry's ``sandbox`` object of a config file (how far to widen the sandbox for it), by name."""
+    data = json.loads(Path(path).read_text(encoding="utf-8"))  # config_servers has read it already
+    entries = data.get("mcpServers") or data.get("servers") or (data.get("mcp") or {}).get("servers")
+    if not isinstance(entries, dict):
+        return {}
+    return {name: entry.get("sandbox") for name, entry in entries.items() if isinstance(entry, dict)}
 
 
 def _entry_target(file: Path, name: str, entry: Any) -> Target:

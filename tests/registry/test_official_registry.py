@@ -281,7 +281,9 @@ def test_crawl_of_the_registry_pages_inspects_runnable_entries_and_reports_the_r
     registry = f"sqlite:///{tmp_path / 'r.sqlite'}"
     allowed = tmp_path / "allowed"
     allowed.mkdir()
-    args = ("--from-registry", replayed.url, "--registry", registry, "--save", "--format", "json")
+    # The packages run as they are fetched (npx -y, uvx), which needs the network: outside the sandbox.
+    args = ("--from-registry", replayed.url, "--registry", registry, "--save", "--format", "json",
+            "--sandbox", "off")  # fmt: skip
     first = outcomes(
         crawl(*args, "--concurrency", "4", "--timeout", "90", "--env", f"allowed_directory={allowed}")
     )
