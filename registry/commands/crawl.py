@@ -136,15 +136,24 @@ async def crawl_targets(
     "env",
     multiple=True,
     metavar="NAME=VALUE",
-    help="--from-registry: a value for an entry's environment variable, argument or {variable}.",
+    help="--from-registry: SERVER/NAME=VALUE, a value for that server's variable, argument or {variable}.",
 )
 @click.option(
-    "--header", "header", multiple=True, metavar="'NAME: VALUE'", help="--from-registry: a remote's header."
+    "--header",
+    "header",
+    multiple=True,
+    metavar="'SERVER/NAME: VALUE'",
+    help="--from-registry: a header for that server's remote.",
+)
+@click.option(
+    "--allow-private-remotes",
+    is_flag=True,
+    help="--from-registry: inspect remotes over http or at loopback and private addresses too.",
 )
 @click.option(
     "--secrets",
     type=click.Path(exists=True, dir_okay=False),
-    help='--from-registry: a JSON file of NAME: value, or "registry/name": {NAME: value}.',
+    help='--from-registry: a JSON file of "registry/name": {NAME: value}, each for its server only.',
 )
 @click.option(
     "--sandbox",
@@ -169,6 +178,7 @@ def crawl(
     env: tuple[str, ...],
     header: tuple[str, ...],
     secrets: str | None,
+    allow_private_remotes: bool,
     sandbox: str | None,
     fmt: str,
 ) -> None:
@@ -200,6 +210,7 @@ def crawl(
         "--env": env,
         "--header": header,
         "--secrets": secrets,
+        "--allow-private-remotes": allow_private_remotes,
     }
     if from_registry is None:
         used = [flag for flag, value in registry_only.items() if value]
@@ -236,6 +247,7 @@ def crawl(
                 force=force,
                 inputs=_inputs(env, header, secrets),
                 sandboxed=sandboxed,
+                allow_private_remotes=allow_private_remotes,
             )
             for plan in plans:
                 if plan.target is not None:
@@ -376,11 +388,24 @@ class EntryPlan:
 
 
 def _inputs(env: tuple[str, ...], header: tuple[str, ...], secrets: str | None) -> Inputs:
+    """What the user supplied, each value for the one server its key names (``SERVER/NAME=VALUE``,
+    ``'SERVER/Name: value'``, a secrets file of ``SERVER: {NAME: value}``)."""
     from registry.commands._target import pairs
+    from registry.core.errors import UsageError
 
     inputs = load_secrets(secrets) if secrets else Inputs()
-    inputs.values.update(pairs(env, "=", "--env", "NAME=VALUE"))
-    inputs.values.update(pairs(header, ":", "--header", "'Name: value'"))
+    for flag, values, sep, example in (
+        ("--env", env, "=", "SERVER/NAME=VALUE"),
+        ("--header", header, ":", "'SERVER/Name: value'"),
+    ):
+        for key, value in pairs(values, sep, flag, example).items():
+            server, slash, name = key.rpartition("/")
+            if not slash or "/" not in server or not name:
+                raise UsageError(
+                    f"{flag} {key}: names no server, so it would reach every entry that asks for it; "
+                    f"write it as {flag} io.github.owner/server/{key}{sep}… for the server it is meant for"
+                )
+            inputs.per_server.setdefault(server, {})[name] = value
     return inputs
 
 
@@ -393,6 +418,7 @@ def _plan_registry(
     force: bool,
     inputs: Inputs,
     sandboxed: bool = True,
+    allow_private_remotes: bool = False,
 ) -> tuple[list[EntryPlan], str | None]:
     """The plan for every selected entry of ``source``, and the newest ``updatedAt`` among them."""
     from registry.core.errors import UsageError
@@ -435,7 +461,7 @@ def _plan_registry(
             plans.append(EntryPlan(entry, "recorded", "already recorded; --force inspects it again"))
         else:
             try:
-                launch = entry_launch(entry, inputs)
+                launch = entry_launch(entry, inputs, allow_private_remotes=allow_private_remotes)
             except EntrySkipped as exc:
                 plans.append(EntryPlan(entry, "skipped", str(exc)))
                 continue

@@ -281,11 +281,20 @@ def test_crawl_of_the_registry_pages_inspects_runnable_entries_and_reports_the_r
     registry = f"sqlite:///{tmp_path / 'r.sqlite'}"
     allowed = tmp_path / "allowed"
     allowed.mkdir()
-    # The packages run as they are fetched (npx -y, uvx), which needs the network: outside the sandbox.
+    # The packages run as they are fetched (npx -y, uvx), which needs the network: outside the sandbox;
+    # the remote entry is served on loopback.
     args = ("--from-registry", replayed.url, "--registry", registry, "--save", "--format", "json",
-            "--sandbox", "off")  # fmt: skip
+            "--sandbox", "off", "--allow-private-remotes")  # fmt: skip
     first = outcomes(
-        crawl(*args, "--concurrency", "4", "--timeout", "90", "--env", f"allowed_directory={allowed}")
+        crawl(
+            *args,
+            "--concurrency",
+            "4",
+            "--timeout",
+            "90",
+            "--env",
+            f"io.github.modelcontextprotocol/server-filesystem/allowed_directory={allowed}",
+        )
     )
     by_outcome: dict[str, set[str]] = {}
     for key, entry in first.items():
@@ -370,13 +379,25 @@ def test_secrets_header_and_force_on_a_remote_entry(memory_http, tmp_path):
                      "headers": [{"name": "X-Token", "isRequired": True, "isSecret": True}]}],
     })]}))  # fmt: skip
     registry = f"sqlite:///{tmp_path / 'r.sqlite'}"
-    args = ("--from-registry", str(dump), "--registry", registry, "--format", "json")
+    # The remote is on loopback, which a crawl refuses unless told otherwise.
+    args = (
+        "--from-registry",
+        str(dump),
+        "--registry",
+        registry,
+        "--format",
+        "json",
+        "--allow-private-remotes",
+    )
     key = "io.github.test/memory-remote@1.0.0"
 
     missing = outcomes(crawl(*args, "--save"))[key]
     assert missing["outcome"] == "skipped"
     assert missing["reason"].startswith("required secret X-Token (headers) not supplied")
-    assert outcomes(crawl(*args, "--header", "X-Token: t0k"))[key]["outcome"] == "ok"
+    assert (
+        outcomes(crawl(*args, "--header", "io.github.test/memory-remote/X-Token: t0k"))[key]["outcome"]
+        == "ok"
+    )
     secrets = tmp_path / "secrets.json"
     secrets.write_text(json.dumps({"io.github.test/other": {"X-Token": "no"}}))
     assert outcomes(crawl(*args, "--secrets", str(secrets)))[key]["outcome"] == "skipped"

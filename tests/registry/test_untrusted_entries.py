@@ -1,0 +1,128 @@
+"""What a registry feed with attacker entries cannot get, sandbox or not: another server's secret, a
+remote on loopback or a private address, a runner flag that opens the host, the runner's credentials."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from registry.inspecting.official.entries import entry_from_item
+from registry.inspecting.official.launch import EntryInvalid, Inputs, entry_launch, runner_environment
+
+VICTIM = "io.github.victim/api"
+ATTACKER = "io.github.attacker/api"
+
+
+def entry(name: str, **server: object):  # type: ignore[no-untyped-def]
+    return entry_from_item({"server": {"name": name, "description": "x", "version": "1.0.0", **server}})
+
+
+def remote(url: str = "https://api.example.com/mcp", header: str = "Authorization") -> dict:
+    return {
+        "remotes": [{"type": "streamable-http", "url": url, "headers": [{"name": header, "isSecret": True}]}]
+    }
+
+
+def crawl(tmp_path, *args: str) -> subprocess.CompletedProcess:
+    dump = tmp_path / "dump.json"
+    items = [
+        {"server": {"name": n, "description": "x", "version": "1.0.0", **remote()}}
+        for n in (VICTIM, ATTACKER)
+    ]
+    dump.write_text(json.dumps({"servers": items}))
+    return subprocess.run(
+        [sys.executable, "-m", "registry", "crawl", "--from-registry", str(dump), "--format", "json", *args],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+
+
+def test_a_secret_given_for_one_server_reaches_only_that_server():
+    scoped = Inputs(per_server={VICTIM: {"Authorization": "Bearer victim-token"}})
+    assert entry_launch(entry(VICTIM, **remote()), scoped).headers == {"Authorization": "Bearer victim-token"}
+    assert entry_launch(entry(ATTACKER, **remote()), scoped).headers == {}
+
+
+@pytest.mark.parametrize(
+    ("flags", "said"),
+    [
+        (["--header", "Authorization: Bearer t0k"], "--header Authorization: names no server"),
+        (["--env", "API_KEY=t0k"], "--env API_KEY: names no server"),
+    ],
+)
+def test_a_global_env_or_header_is_refused_for_a_registry_crawl(tmp_path, flags, said):
+    result = crawl(tmp_path, *flags, "--sandbox", "off")
+    assert result.returncode == 2
+    (line,) = result.stderr.strip().splitlines()
+    assert said in line and "io.github.owner/server/" in line
+
+
+def test_a_secrets_file_value_for_every_server_is_refused(tmp_path):
+    secrets = tmp_path / "secrets.json"
+    secrets.write_text(json.dumps({"Authorization": "Bearer t0k"}))
+    result = crawl(tmp_path, "--secrets", str(secrets), "--sandbox", "off")
+    assert result.returncode == 2 and "'Authorization' names no server" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://api.example.com/mcp",
+        "https://127.0.0.1:8080/mcp",
+        "https://[::1]/mcp",
+        "https://10.1.2.3/mcp",
+        "https://192.168.0.9/mcp",
+        "https://169.254.169.254/latest",
+        "https://localhost/mcp",
+        "https://db.internal/mcp",
+    ],
+)
+def test_a_remote_must_be_https_to_a_public_address(url):
+    with pytest.raises(EntryInvalid, match="--allow-private-remotes"):
+        entry_launch(entry(ATTACKER, **remote(url)), Inputs())
+    assert entry_launch(entry(ATTACKER, **remote(url)), Inputs(), allow_private_remotes=True).url == url
+
+
+@pytest.mark.parametrize(
+    ("kind", "flag"),
+    [
+        ("oci", "-v"),
+        ("oci", "--mount"),
+        ("oci", "--privileged"),
+        ("oci", "--network"),
+        ("oci", "--pid"),
+        ("oci", "--cap-add"),
+        ("oci", "--device"),
+        ("npm", "--call"),
+        ("pypi", "--with-editable"),
+    ],
+)
+def test_runtime_arguments_outside_the_allow_list_are_refused_by_name(kind, flag):
+    argument = {"type": "named", "name": flag, "value": "/:/host"}
+    package = {"registryType": kind, "identifier": "x", "version": "1", "runtimeArguments": [argument]}
+    with pytest.raises(EntryInvalid, match=f"runtimeArguments flag {flag} is not allowed for {kind}"):
+        entry_launch(entry(ATTACKER, packages=[package]), Inputs())
+
+
+def test_allowed_runtime_arguments_still_reach_the_runner():
+    env = {"type": "named", "name": "-e", "value": "MODE=fast"}
+    package = {"registryType": "oci", "identifier": "x/y", "version": "1", "runtimeArguments": [env]}
+    assert entry_launch(entry(ATTACKER, packages=[package]), Inputs()).argv[4:6] == ["-e", "MODE=fast"]
+
+
+def test_runner_variables_with_credentials_are_not_forwarded(monkeypatch):
+    monkeypatch.setenv("NPM_CONFIG__AUTH", "c2VjcmV0")
+    monkeypatch.setenv("NPM_CONFIG_REGISTRY", "https://registry.example.com/")
+    monkeypatch.setenv("UV_INDEX_PRIVATE_PASSWORD", "hunter2")
+    monkeypatch.setenv("UV_INDEX_PRIVATE_USERNAME", "me")
+    monkeypatch.setenv("HTTPS_PROXY", "http://me:hunter2@proxy.example.com:3128")
+    monkeypatch.setenv("NO_PROXY", "localhost")
+    forwarded = runner_environment()
+    assert "NPM_CONFIG__AUTH" not in forwarded and "UV_INDEX_PRIVATE_PASSWORD" not in forwarded
+    assert "UV_INDEX_PRIVATE_USERNAME" not in forwarded and "HTTPS_PROXY" not in forwarded
+    assert (
+        forwarded["NPM_CONFIG_REGISTRY"] == "https://registry.example.com/"
+        and forwarded["NO_PROXY"] == "localhost"
+    )
