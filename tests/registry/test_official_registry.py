@@ -352,8 +352,9 @@ def test_all_versions_inspects_the_deprecated_one_and_shows_its_status(replayed,
     registry = f"sqlite:///{tmp_path / 'r.sqlite'}"
     dump = tmp_path / "page-2.json"
     dump.write_text(json.dumps(sample_pages()[1]))
+    # Fetched as they run (npx -y, uvx), which needs the network: outside the sandbox.
     result = crawl("--from-registry", str(dump), "--registry", registry, "--save", "--all-versions",
-                   "--timeout", "90")  # fmt: skip
+                   "--timeout", "90", "--sandbox", "off")  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert "deprecated: io.github.modelcontextprotocol/server-memory@2025.4.25: Superseded" in result.stdout
     with open_store(registry) as store:
