@@ -60,14 +60,20 @@ async def crawl_targets(
     protocol_era: str,
     on_done: Any = None,
     labels: dict[str, str] | None = None,
+    packages: dict[str, Any] | None = None,
 ) -> list[CrawlResult]:
     """Inspect ``targets`` (name → Target) with at most ``concurrency`` at once; failures are results too.
 
-    ``labels`` names the version to record a target's snapshot under (a registry entry's version)."""
+    ``labels`` names the version to record a target's snapshot under (a registry entry's version);
+    ``packages`` the registry package (a PackageSpec) to fetch before a sandboxed target runs."""
     import anyio
 
     from registry.core.errors import InspectionError
     from registry.inspecting.inspect import inspect_async
+    from registry.inspecting.official.fetch import inspect_package
+    from registry.inspecting.official.launch import runner_environment
+
+    runner_env = runner_environment()
 
     limiter = anyio.CapacityLimiter(concurrency)
     # Saving blocks (database I/O): run it in a worker thread, one at a time, so the other
@@ -80,10 +86,18 @@ async def crawl_targets(
             result = results[name]
             result.started_at = utc_now()
             started = time.perf_counter()
+            label = (labels or {}).get(name)
+            spec = (packages or {}).get(name)
             try:
-                result.snapshot = await inspect_async(
-                    target, timeout=timeout, protocol_era=protocol_era, version_label=(labels or {}).get(name)
-                )
+                if spec is not None:
+                    result.snapshot = await inspect_package(
+                        spec, target, runner_env,
+                        timeout=timeout, protocol_era=protocol_era, version_label=label,
+                    )  # fmt: skip
+                else:
+                    result.snapshot = await inspect_async(
+                        target, timeout=timeout, protocol_era=protocol_era, version_label=label
+                    )
             except InspectionError as exc:
                 result.error = str(exc)
             result.duration_s = time.perf_counter() - started
@@ -253,8 +267,9 @@ def crawl(
                 if plan.target is not None:
                     targets[plan.entry.key] = plan.target
                     labels[plan.entry.key] = plan.entry.version or ""
+        packages = {plan.entry.key: plan.package for plan in plans if plan.package is not None}
         started = time.perf_counter()
-        results = _run(targets, store, plans, concurrency, timeout, protocol_era, labels)
+        results = _run(targets, store, plans, concurrency, timeout, protocol_era, labels, packages)
         elapsed = time.perf_counter() - started
         from registry.storage.store import Store
 
@@ -307,6 +322,7 @@ def _run(
     timeout: float,
     protocol_era: str,
     labels: dict[str, str],
+    packages: dict[str, Any],
 ) -> list[CrawlResult]:
     import anyio
 
@@ -345,6 +361,7 @@ def _run(
                     protocol_era=protocol_era,
                     on_done=done,
                     labels=labels,
+                    packages=packages,
                 )
             )
     except ExceptionGroup as group:
@@ -370,6 +387,7 @@ class EntryPlan:
     reason: str | None = None
     target: Any = None
     kind: str | None = None
+    package: Any = None  # the npm or PyPI package a sandboxed crawl fetches first (a PackageSpec)
 
     def row(self, results: list[CrawlResult]) -> dict[str, Any]:
         outcome, reason = self.outcome, self.reason
@@ -475,11 +493,15 @@ def _plan_registry(
                 url=launch.url,
                 headers=launch.headers,
             )
+            package = None
             if sandboxed and target.transport == "stdio":
                 from registry.inspecting.sandbox import SandboxPolicy
 
                 target.sandbox = SandboxPolicy()
-            plans.append(EntryPlan(entry, "inspect", target=target, kind=launch.kind))
+                if launch.package is not None:
+                    # Fetched first, then run offline with only its own environment (no runner's).
+                    package, target.env = launch.package, launch.server_env
+            plans.append(EntryPlan(entry, "inspect", target=target, kind=launch.kind, package=package))
     return plans, newest
 
 

@@ -19,7 +19,7 @@ import secrets
 import shutil
 import stat
 import subprocess
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -204,6 +204,10 @@ def install_root(path: Path) -> Path:
     return path if path.is_dir() else path.parent
 
 
+def _within(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
 def _is_system(path: str) -> bool:
     return any(path == prefix or path.startswith(prefix + "/") for prefix in _SYSTEM_PREFIXES)
 
@@ -289,9 +293,16 @@ class Wrapped:
                     time.sleep(0.01)
 
 
-def wrap(argv: Sequence[str], env: dict[str, str], cwd: str | None, policy: SandboxPolicy) -> Wrapped:
+def wrap(
+    argv: Sequence[str],
+    env: dict[str, str],
+    cwd: str | None,
+    policy: SandboxPolicy,
+    limits: Mapping[str, int] | None = None,
+) -> Wrapped:
     """``argv`` as a command line that runs it in the sandbox, and the (empty but for PATH)
-    environment to start that with; the server's own environment is passed inside, cleared of ours."""
+    environment to start that with; the server's own environment is passed inside, cleared of ours.
+    ``limits`` replaces some of :data:`LIMITS` by name (a package fetch writes larger files)."""
     require()
     program = argv[0]
     if not (os.path.exists(os.path.join(cwd or "", program)) if "/" in program else shutil.which(program)):
@@ -302,6 +313,9 @@ def wrap(argv: Sequence[str], env: dict[str, str], cwd: str | None, policy: Sand
     argv = _absolute(argv, cwd)
     if cwd:
         mounted = [*mounted, cwd] if cwd not in mounted else mounted
+    # A named path inside a writable folder is reachable through it (bound read-only on top, it would
+    # make that part of the folder read-only).
+    mounted = [path for path in mounted if not any(_within(path, folder) for folder in policy.write)]
     args = [
         "bwrap", *_namespaces(policy.network), "--die-with-parent", "--new-session", "--clearenv",
         *_system_binds(policy.network),
@@ -339,7 +353,11 @@ def wrap(argv: Sequence[str], env: dict[str, str], cwd: str | None, policy: Sand
     for key, value in inside.items():
         args += ["--setenv", key, value]
     args += ["--chdir", cwd or SANDBOX_HOME, "--", *_drop()]
-    limits = ["prlimit", *(f"{flag}={_limit_value(name, value)}" for name, flag, value, _ in LIMITS), "--"]
+    chosen = {name: value for name, _, value, _ in LIMITS} | dict(limits or {})
+    unknown = sorted(set(chosen) - {name for name, *_ in LIMITS})
+    if unknown:
+        raise ValueError(f"no sandbox limit is named {unknown[0]!r}")
+    capped = ["prlimit", *(f"{flag}={_limit_value(name, chosen[name])}" for name, flag, _, _ in LIMITS), "--"]
     cgroups = _make_cgroups()
     join: list[str] = []
     if cgroups:
@@ -347,7 +365,7 @@ def wrap(argv: Sequence[str], env: dict[str, str], cwd: str | None, policy: Sand
         script = "".join(f'echo $$ > "{group}/cgroup.procs" && ' for group in cgroups) + 'exec "$@"'
         join = ["/bin/sh", "-c", script, "sh"]
     return Wrapped(
-        argv=[*join, *limits, *args, *argv],
+        argv=[*join, *capped, *args, *argv],
         env={"PATH": _SANDBOX_PATH},
         mounted=mounted,
         cgroups=cgroups,
@@ -410,11 +428,65 @@ def _make_cgroups() -> list[Path]:
 
 @contextlib.contextmanager
 def sandboxed(
-    argv: Sequence[str], env: dict[str, str], cwd: str | None, policy: SandboxPolicy
+    argv: Sequence[str],
+    env: dict[str, str],
+    cwd: str | None,
+    policy: SandboxPolicy,
+    limits: Mapping[str, int] | None = None,
 ) -> Iterator[Wrapped]:
     """:func:`wrap` for the length of a block, the cgroups removed after it."""
-    wrapped = wrap(argv, env, cwd, policy)
+    wrapped = wrap(argv, env, cwd, policy, limits)
     try:
         yield wrapped
     finally:
         wrapped.cleanup()
+
+
+# What :func:`run` keeps of a command's output: its last bytes, enough for the reason it failed.
+_RUN_OUTPUT_TAIL = 16 * 1024
+
+
+@dataclass(frozen=True)
+class Ran:
+    """How a command run to completion in the sandbox ended: its exit code (None when it was ended at
+    its deadline) and the tail of what it wrote to stdout and stderr."""
+
+    returncode: int | None
+    output: str
+
+
+def run(
+    argv: Sequence[str],
+    env: dict[str, str],
+    cwd: str | None,
+    policy: SandboxPolicy,
+    *,
+    timeout: float,
+    limits: Mapping[str, int] | None = None,
+) -> Ran:
+    """Run ``argv`` in the sandbox to completion (a package fetch, say), its output kept as a bounded
+    tail; at ``timeout`` the sandbox, and with it everything in it, is ended."""
+    import signal
+    import tempfile
+
+    from registry.inspecting import processes
+
+    with sandboxed(argv, env, cwd, policy, limits) as wrapped, tempfile.TemporaryFile() as out:
+        with processes.starting:  # not an orphan to the servers of a crawl that stop meanwhile
+            process = subprocess.Popen(
+                wrapped.argv, env=wrapped.env, stdin=subprocess.DEVNULL, stdout=out,
+                stderr=subprocess.STDOUT, start_new_session=True,
+            )  # fmt: skip
+            processes.running.add(process.pid)
+        try:
+            code: int | None = process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            code = None
+        finally:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(process.pid, signal.SIGKILL)  # bwrap's PID namespace ends with it
+            process.wait()
+            processes.running.discard(process.pid)
+        size = out.seek(0, os.SEEK_END)
+        out.seek(max(0, size - _RUN_OUTPUT_TAIL))
+        return Ran(code, out.read().decode("utf-8", errors="replace"))

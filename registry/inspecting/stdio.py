@@ -66,7 +66,7 @@ async def stdio_transport(
         cleanup.callback(processes.running.discard, process.pid)
         # An orphan that left the group and dropped the mark is re-parented to us: one that appeared
         # while this server ran, and is none of the servers we run, is ended when it stops.
-        cleanup.callback(lambda: processes.end(processes.children() - before - processes.running))
+        cleanup.callback(lambda: processes.end(processes.orphans(before)))
         tail = StderrTail()
         try:
             async with _exchange(process, stop_by, mark, tail) as streams:

@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import copy
 import json
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -275,16 +278,26 @@ def test_a_source_that_is_not_a_registry_is_a_usage_error(tmp_path):
 # -- crawling the replayed registry for real --------------------------------------------------
 
 
+@pytest.fixture
+def allowed() -> Iterator[Path]:
+    """A folder for the filesystem server that the sandbox's unprivileged user may read (pytest's
+    temporary folders are private to their owner)."""
+    folder = Path(tempfile.mkdtemp(prefix="mcpdex-allowed-"))
+    folder.chmod(0o755)
+    yield folder
+    shutil.rmtree(folder)
+
+
 @pytest.mark.peers
 @pytest.mark.slow
-def test_crawl_of_the_registry_pages_inspects_runnable_entries_and_reports_the_rest(replayed, tmp_path):
+def test_crawl_of_the_registry_pages_inspects_runnable_entries_and_reports_the_rest(
+    replayed, allowed, tmp_path
+):
     registry = f"sqlite:///{tmp_path / 'r.sqlite'}"
-    allowed = tmp_path / "allowed"
-    allowed.mkdir()
-    # The packages run as they are fetched (npx -y, uvx), which needs the network: outside the sandbox;
-    # the remote entry is served on loopback.
+    # The packages are fetched (install scripts off), then run offline in the sandbox, where the
+    # filesystem server is given a folder its unprivileged user may read; the remote is on loopback.
     args = ("--from-registry", replayed.url, "--registry", registry, "--save", "--format", "json",
-            "--sandbox", "off", "--allow-private-remotes")  # fmt: skip
+            "--allow-private-remotes")  # fmt: skip
     first = outcomes(
         crawl(
             *args,
@@ -318,6 +331,14 @@ def test_crawl_of_the_registry_pages_inspects_runnable_entries_and_reports_the_r
 
     with open_store(registry) as store:
         assert [v.label for v in store.versions(f"{sample}time")] == ["2026.10.19"]
+        # Fetched with install scripts off, then run offline in the sandbox; the target is its command.
+        source = store.versions(f"{sample}memory")[0].snapshot["source"]
+        assert source["fetched"] == {
+            "registryType": "npm", "package": "@modelcontextprotocol/server-memory@2026.8.31",
+            "installScripts": "off",
+        }  # fmt: skip
+        assert source["target"] == "npx -y @modelcontextprotocol/server-memory@2026.8.31"
+        assert source["sandbox"]["network"] == "none" and "<package>" in source["sandbox"]["read"]
         assert store.versions("io.github.test/memory-remote")[0].snapshot["source"]["transport"] == (
             "streamable-http"
         )
@@ -352,9 +373,8 @@ def test_all_versions_inspects_the_deprecated_one_and_shows_its_status(replayed,
     registry = f"sqlite:///{tmp_path / 'r.sqlite'}"
     dump = tmp_path / "page-2.json"
     dump.write_text(json.dumps(sample_pages()[1]))
-    # Fetched as they run (npx -y, uvx), which needs the network: outside the sandbox.
     result = crawl("--from-registry", str(dump), "--registry", registry, "--save", "--all-versions",
-                   "--timeout", "90", "--sandbox", "off")  # fmt: skip
+                   "--timeout", "90")  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert "deprecated: io.github.modelcontextprotocol/server-memory@2025.4.25: Superseded" in result.stdout
     with open_store(registry) as store:

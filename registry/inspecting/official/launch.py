@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 from registry.core.errors import UsageError
 from registry.core.versions import semver_key
 from registry.inspecting.official.entries import RegistryEntry
+from registry.inspecting.official.fetch import PackageSpec
 
 RUNNABLE_TYPES = ("npm", "pypi", "oci")
 _VARIABLE = re.compile(r"\{([A-Za-z0-9_.-]+)\}")
@@ -70,6 +71,10 @@ class Launch:
     url: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
     kind: str = ""  # npm | pypi | oci | remote
+    # An npm or PyPI package, for a sandboxed crawl to fetch before it runs (registry.inspecting.
+    # official.fetch); ``server_env`` is then the server's own environment, without the runner's.
+    package: PackageSpec | None = None
+    server_env: dict[str, str] = field(default_factory=dict)
 
 
 # -- choosing versions -----------------------------------------------------------------------
@@ -303,7 +308,10 @@ def package_launch(
         )
     if for_config:
         return Launch("stdio", argv=argv, env=env, kind=kind)
-    return Launch("stdio", argv=argv, env=runner_environment() | env, kind=kind)
+    spec = None
+    if kind in ("npm", "pypi"):
+        spec = PackageSpec(kind, identifier, str(version), tuple(runtime), tuple(arguments))
+    return Launch("stdio", argv=argv, env=runner_environment() | env, kind=kind, package=spec, server_env=env)
 
 
 def runner_environment() -> dict[str, str]:
