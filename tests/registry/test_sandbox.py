@@ -27,20 +27,10 @@ from registry.core.errors import InspectionError, UsageError
 from registry.inspecting import sandbox
 from registry.inspecting.inspect import inspect
 from registry.inspecting.targets import Target
-from tests.conftest import require
+from tests.registry.conftest import HOSTILE, SERVERS
+from tests.registry.conftest import hostile_report as report
 
-SERVERS = Path(__file__).parent / "servers"
-HOSTILE = [sys.executable, str(SERVERS / "hostile.py")]
-
-
-@pytest.fixture(autouse=True)
-def bubblewrap() -> None:
-    reason = sandbox.unavailable_reason()
-    require(
-        reason is None,
-        f"no sandbox can be made here: {reason}",
-        "CI must install bubblewrap: see scripts/test",
-    )
+pytestmark = pytest.mark.usefixtures("bubblewrap")
 
 
 @pytest.fixture
@@ -122,11 +112,6 @@ def hostile_env(world: Path, listener: Listener, mark: str) -> dict[str, str]:
         "HOSTILE_PORT": str(listener.port),
         "HOSTILE_MARK": mark,
     }
-
-
-def report(snapshot: dict) -> dict[str, str]:
-    (tool,) = snapshot["tools"]
-    return dict(part.split(": ", 1) for part in tool["description"].split(" | "))
 
 
 def inspect_cli(flags: list[str], server_env: dict[str, str], token: str, home: Path) -> dict:

@@ -24,9 +24,12 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from registry.core.errors import InspectionError
+
+if TYPE_CHECKING:
+    from registry.inspecting.sandbox import SandboxPolicy
 
 # A fetch downloads a package and its dependencies: it gets longer than an inspection, and may write
 # larger files than a server may (a wheel with a native library, a bundled binary).
@@ -70,6 +73,10 @@ class Fetched:
     folder: Path
     argv: list[str]
     unrun_scripts: list[str] = field(default_factory=list)
+
+    def policy(self, base: SandboxPolicy) -> SandboxPolicy:
+        """``base`` with this package's folder readable: what its command runs under."""
+        return replace(base, read=(*base.read, str(self.folder)))
 
     def failure_note(self) -> str:
         """What to add to a failed inspection of this package: the install scripts it did not run."""
@@ -305,8 +312,7 @@ async def inspect_package(
 
     with package_folder() as folder:
         fetched = await anyio.to_thread.run_sync(fetch, spec, folder, runner_env)
-        policy = replace(target.sandbox, read=(*target.sandbox.read, str(folder)))
-        runnable = replace(target, argv=fetched.argv, sandbox=policy)
+        runnable = replace(target, argv=fetched.argv, sandbox=fetched.policy(target.sandbox))
         try:
             snapshot = await inspect_async(
                 runnable, timeout=timeout, protocol_era=protocol_era, version_label=version_label
