@@ -208,7 +208,9 @@ def crawl(
     Each stdio server runs in the sandbox (registry/inspecting/sandbox.py): no host files beyond its
     own, no environment beyond its own, no network; a config entry widens it with "sandbox":
     {"network": true, "read": ["/path"], "write": ["/dir"]}. Where no sandbox can be made the crawl
-    refuses to start; --sandbox off (or MCPDEX_SANDBOX=off) runs the servers as you.
+    refuses to start; --sandbox off (or MCPDEX_SANDBOX=off) runs the servers as you. A registry npm
+    or PyPI package is fetched first, install scripts off, into a folder of its own (within 300 s,
+    besides --timeout), then run offline; --sandbox off runs it with npx -y or uvx instead.
     """
     from registry.core.errors import InspectionError, UsageError
     from registry.inspecting.sandbox import mode_from, require

@@ -169,7 +169,13 @@ def _fetch_npm(spec: PackageSpec, folder: Path, runner_env: dict[str, str]) -> F
     _run(f"npm install {spec.requirement}", argv, folder, runner_env)
     modules = folder / "node_modules"
     manifest = _read_json(modules / spec.identifier / "package.json")
-    program = _npm_bin(spec.identifier, manifest.get("bin"), manifest.get("name"))
+    bins = manifest.get("bin")
+    program = _npm_bin(spec.identifier, bins, manifest.get("name"))
+    if program is None and isinstance(bins, dict) and bins:
+        raise FetchFailed(
+            f"the npm package {spec.requirement} has several commands ({', '.join(sorted(bins))}) and none "
+            "is named after it, so which one to run is not known"
+        )
     if program is None:
         raise FetchFailed(f"the npm package {spec.requirement} has no command (no 'bin' in its package.json)")
     path = modules / ".bin" / program
