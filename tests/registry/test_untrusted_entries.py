@@ -4,6 +4,7 @@ remote on loopback or a private address, a runner flag that opens the host, the 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -104,6 +105,46 @@ def test_runtime_arguments_outside_the_allow_list_are_refused_by_name(kind, flag
     package = {"registryType": kind, "identifier": "x", "version": "1", "runtimeArguments": [argument]}
     with pytest.raises(EntryInvalid, match=f"runtimeArguments flag {flag} is not allowed for {kind}"):
         entry_launch(entry(ATTACKER, packages=[package]), Inputs())
+
+
+@pytest.mark.parametrize(
+    ("kind", "identifier", "version", "runtime", "said"),
+    [
+        ("npm", "/home/someone/project", "1.0.0", [], "is not a package name"),
+        ("npm", "../../etc", "1.0.0", [], "is not a package name"),
+        ("npm", "git+ssh://git@example.com/x.git", "1.0.0", [], "is not a package name"),
+        ("npm", "left-pad", "file:/etc", [], "is not a plain version"),
+        ("npm", "left-pad", "1.3.0", ["-p", "/root/.ssh"], "-p '/root/.ssh' is not a package name"),
+        ("pypi", "https://example.com/x.whl", "1.0", [], "is not a package name"),
+        ("pypi", "docopt", "0.6.2 @ https://example.com/x", [], "is not a plain version"),
+        ("pypi", "docopt", "0.6.2", ["--from", "git+https://example.com/x"], "--from 'git+https://"),
+        ("pypi", "docopt", "0.6.2", ["--with", "/srv/wheels/x.whl"], "--with '/srv/wheels/x.whl'"),
+        ("pypi", "docopt", "0.6.2", ["--python", "/opt/evil/python"], "is not a Python version"),
+    ],
+)
+def test_a_package_that_names_a_path_url_or_specifier_is_refused(kind, identifier, version, runtime, said):
+    """npm and uv would fetch such a package from wherever it points, a folder of the host included."""
+    arguments = [{"type": "positional", "value": arg} for arg in runtime]
+    package = {
+        "registryType": kind,
+        "identifier": identifier,
+        "version": version,
+        "runtimeArguments": arguments,
+    }
+    with pytest.raises(EntryInvalid, match=re.escape(said)):
+        entry_launch(entry(ATTACKER, packages=[package]), Inputs())
+
+
+def test_registry_package_names_and_requirements_still_pass():
+    for kind, identifier, version, runtime in (
+        ("npm", "@modelcontextprotocol/server-memory", "2026.8.31", ["-y", "-p", "typescript@5.6.2"]),
+        ("pypi", "mcp-server-fetch", "2026.10.24", ["--with", "httpx[http2]>=0.27", "--python", "3.12"]),
+    ):
+        arguments = [{"type": "positional", "value": arg} for arg in runtime]
+        package = {"registryType": kind, "identifier": identifier, "version": version,
+                   "runtimeArguments": arguments}  # fmt: skip
+        launch = entry_launch(entry(ATTACKER, packages=[package]), Inputs())
+        assert launch.package is not None and launch.package.identifier == identifier
 
 
 def test_allowed_runtime_arguments_still_reach_the_runner():

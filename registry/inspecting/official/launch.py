@@ -49,6 +49,20 @@ RUNTIME_FLAGS: dict[str, frozenset[str]] = {
     "oci": frozenset({"-e", "--env", "-i", "--interactive", "-t", "--tty", "--rm", "--init", "--platform",
                       "--pull", "-w", "--workdir", "-u", "--user", "--name", "--memory", "--cpus"}),
 }  # fmt: skip
+# What an entry may name as its package and version (and as the value of a runner flag that names a
+# package or an interpreter): a registry name, never a path, a URL or a git or file specifier, which
+# npm and uv would fetch from wherever it points (a folder of the host included).
+_NAMES = {
+    "npm": re.compile(r"^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9~][a-z0-9._~-]*$"),
+    "pypi": re.compile(r"^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$"),
+}
+_VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.+!_-]*$")
+_REQUIREMENT = {
+    "npm": re.compile(r"^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9~][a-z0-9._~-]*(@[A-Za-z0-9.^~<>=*+_ |-]+)?$"),
+    "pypi": re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(\[[A-Za-z0-9,._-]+\])?([=<>!~]=?[A-Za-z0-9.*+!_-]+)?$"),
+}
+_PACKAGE_FLAGS = {"npm": ("-p", "--package"), "pypi": ("--from", "--with")}
+_PYTHON = re.compile(r"^[A-Za-z]*[0-9][0-9.]*$")
 _LOCAL_NAMES = ("localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback")
 _LOCAL_SUFFIXES = (".localhost", ".local", ".internal", ".lan", ".home.arpa")
 
@@ -285,6 +299,8 @@ def package_launch(
     env = resolve.pairs(package.get("environmentVariables"), "environmentVariables")
     if kind in ("npm", "pypi") and not version:
         raise EntryInvalid(f"the {kind} package {identifier} has no 'version'")
+    if kind in ("npm", "pypi") and not for_config:
+        check_package(kind, identifier, str(version), runtime)
     if kind == "npm":
         argv = ["npx", "-y", *runtime, f"{identifier}@{version}", *arguments]
     elif kind == "pypi" and for_config:
@@ -322,6 +338,26 @@ def runner_environment() -> dict[str, str]:
         for key, value in os.environ.items()
         if _RUNNER_ENV.match(key) and not _CREDENTIAL_NAME.search(key) and not _URL_WITH_PASSWORD.match(value)
     }
+
+
+def check_package(kind: str, identifier: str, version: str, runtime: list[str]) -> None:
+    """Refuse an npm or PyPI package that is not a registry name at a plain version (a path, a URL, a
+    git or file specifier), and a runner flag whose value is one."""
+    if not _NAMES[kind].match(identifier):
+        raise EntryInvalid(
+            f"the {kind} identifier {identifier!r} is not a package name (no paths, URLs or specifiers)"
+        )
+    if not _VERSION.match(version):
+        raise EntryInvalid(
+            f"the {kind} package {identifier} has version {version!r}, which is not a plain version"
+        )
+    for index, arg in enumerate(runtime):
+        flag, equals, inline = arg.partition("=")
+        value = inline if equals else (runtime[index + 1] if index + 1 < len(runtime) else "")
+        if flag in _PACKAGE_FLAGS[kind] and not _REQUIREMENT[kind].match(value):
+            raise EntryInvalid(f"runtimeArguments {flag} {value!r} is not a package name or requirement")
+        if flag == "--python" and not _PYTHON.match(value):
+            raise EntryInvalid(f"runtimeArguments --python {value!r} is not a Python version (like 3.12)")
 
 
 def check_runtime_arguments(kind: str, runtime: list[str]) -> None:
