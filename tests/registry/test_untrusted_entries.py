@@ -114,7 +114,7 @@ def test_runtime_arguments_outside_the_allow_list_are_refused_by_name(kind, flag
         ("npm", "../../etc", "1.0.0", [], "is not a package name"),
         ("npm", "git+ssh://git@example.com/x.git", "1.0.0", [], "is not a package name"),
         ("npm", "left-pad", "file:/etc", [], "is not a plain version"),
-        ("npm", "left-pad", "1.3.0", ["-p", "/root/.ssh"], "-p '/root/.ssh' is not a package name"),
+        ("npm", "left-pad", "1.3.0", ["-p", "/home/someone/.ssh"], "-p '/home/someone/.ssh' is not"),
         ("pypi", "https://example.com/x.whl", "1.0", [], "is not a package name"),
         ("pypi", "docopt", "0.6.2 @ https://example.com/x", [], "is not a plain version"),
         ("pypi", "docopt", "0.6.2", ["--from", "git+https://example.com/x"], "--from 'git+https://"),
