@@ -37,6 +37,7 @@ FETCH_TIMEOUT_S = 300.0
 FETCH_LIMITS = {"fileSizeMiB": 1024, "cpuSeconds": 600}
 # npm's install scripts: what --ignore-scripts leaves unrun.
 _INSTALL_SCRIPTS = ("preinstall", "install", "postinstall")
+_NEEDS_PYTHON = re.compile(r"current Python version \([^)]*\) does not satisfy Python\s*>=\s*([0-9][0-9.]*)")
 _NO_WHEEL = re.compile(r"Wheels are required for `([^`]+)` because building from source is disabled")
 
 
@@ -262,23 +263,37 @@ def _fetch_pypi(spec: PackageSpec, folder: Path, runner_env: dict[str, str]) -> 
         "UV_NO_CONFIG": "1",
     }
     venv = folder / "venv"
-    _run(f"uv venv for {spec.requirement}", [uv, "venv", "--quiet", *python, str(venv)], folder, env)
-    try:
-        _run(
-            f"uv pip install {requirement}",
-            [uv, "pip", "install", "--quiet", "--python", str(venv), "--no-build", *prerelease,
-             requirement, *extra],
-            folder,
-            env,
-        )  # fmt: skip
-    except FetchFailed as exc:
-        wheel = _NO_WHEEL.search(exc.output)
-        if wheel is not None:
+    install = [uv, "pip", "install", "--quiet", "--python", str(venv), "--no-build", *prerelease,
+               requirement, *extra]  # fmt: skip
+    needs: str | None = None
+    while True:
+        try:
+            _run(f"uv venv for {spec.requirement}", [uv, "venv", "--quiet", *python, str(venv)], folder, env)
+        except FetchFailed as exc:
+            if needs is None:
+                raise
             raise FetchFailed(
-                f"{wheel.group(1)} has no wheel for this platform and needs an sdist build (its setup.py "
-                f"or build backend), which the sandbox's fetch does not run; --sandbox off builds it"
+                f"{requirement} needs Python {needs}, which is not installed here and could not be "
+                f"downloaded ({exc})"
             ) from None
-        raise
+        try:
+            _run(f"uv pip install {requirement}", install, folder, env)
+            break
+        except FetchFailed as exc:
+            wheel = _NO_WHEEL.search(exc.output)
+            if wheel is not None:
+                raise FetchFailed(
+                    f"{wheel.group(1)} has no wheel for this platform and needs an sdist build (its setup.py "
+                    f"or build backend), which the sandbox's fetch does not run; --sandbox off builds it"
+                ) from None
+            newer = _NEEDS_PYTHON.search(exc.output)
+            if newer is None or python:
+                raise
+            # As uvx would: an interpreter the package accepts, the oldest it names (uv downloads one
+            # into the package's folder where the system has none).
+            needs = ">=" + newer.group(1)
+            python = ["--python", newer.group(1)]
+            shutil.rmtree(venv)
     program = venv / "bin" / command
     if not program.exists():
         offered = sorted(_console_scripts(venv))
