@@ -167,3 +167,23 @@ def test_runner_variables_with_credentials_are_not_forwarded(monkeypatch):
         forwarded["NPM_CONFIG_REGISTRY"] == "https://registry.example.com/"
         and forwarded["NO_PROXY"] == "localhost"
     )
+
+
+def test_links_out_of_a_fetched_package_folder_are_not_followed(tmp_path):
+    """What a package's tarball left in its folder is read by mcpdex (as root, in CI): a link to a
+    host file or folder is not read through."""
+    from registry.inspecting.official.fetch import _npm_scripts
+
+    host = tmp_path / "host"
+    host.mkdir()
+    secret = {"name": "HOST-SECRET", "version": "1", "scripts": {"postinstall": "x"}}
+    (host / "package.json").write_text(json.dumps(secret))
+    modules = tmp_path / "package" / "node_modules"
+    modules.mkdir(parents=True)
+    (modules / "linked-folder").symlink_to(host)
+    (modules / "linked-manifest").mkdir()
+    (modules / "linked-manifest" / "package.json").symlink_to(host / "package.json")
+    (modules / "@scope" / "real").mkdir(parents=True)
+    own = {"name": "@scope/real", "version": "1.0.0", "scripts": {"postinstall": "node x.js"}}
+    (modules / "@scope" / "real" / "package.json").write_text(json.dumps(own))
+    assert _npm_scripts(modules) == ["@scope/real@1.0.0 postinstall"]

@@ -98,9 +98,12 @@ def package_folder() -> Iterator[Path]:
 
     folder = Path(tempfile.mkdtemp(prefix="mcpdex-package-"))
     try:
-        if os.geteuid() == 0:
-            os.chown(folder, UNPRIVILEGED_UID, UNPRIVILEGED_UID)
-        folder.chmod(0o755)
+        # Made before anything runs in it, so that nothing there can turn it into a link first.
+        (folder / "tmp").mkdir()
+        for path in (folder / "tmp", folder):
+            if os.geteuid() == 0:
+                os.chown(path, UNPRIVILEGED_UID, UNPRIVILEGED_UID, follow_symlinks=False)
+            path.chmod(0o755)
         yield folder
     finally:
         shutil.rmtree(folder, ignore_errors=True)
@@ -125,11 +128,6 @@ def _run(what: str, argv: list[str], folder: Path, env: dict[str, str]) -> str:
     policy = SandboxPolicy(network=True, write=(str(folder),))
     # Temporary files and every cache go to the package's folder: the sandbox's HOME is small.
     env = env | {"TMPDIR": str(folder / "tmp"), "XDG_CACHE_HOME": str(folder / "cache")}
-    (folder / "tmp").mkdir(exist_ok=True)
-    if os.geteuid() == 0:
-        from registry.inspecting.sandbox import UNPRIVILEGED_UID
-
-        os.chown(folder / "tmp", UNPRIVILEGED_UID, UNPRIVILEGED_UID)
     ran = run(argv, env, str(folder), policy, timeout=FETCH_TIMEOUT_S, limits=FETCH_LIMITS)
     if ran.returncode == 0:
         return ran.output
@@ -169,7 +167,7 @@ def _fetch_npm(spec: PackageSpec, folder: Path, runner_env: dict[str, str]) -> F
     ]  # fmt: skip
     _run(f"npm install {spec.requirement}", argv, folder, runner_env)
     modules = folder / "node_modules"
-    manifest = _read_json(modules / spec.identifier / "package.json")
+    manifest = _read_json(modules / spec.identifier / "package.json", folder)
     bins = manifest.get("bin")
     program = _npm_bin(spec.identifier, bins, manifest.get("name"))
     if program is None and isinstance(bins, dict) and bins:
@@ -180,7 +178,7 @@ def _fetch_npm(spec: PackageSpec, folder: Path, runner_env: dict[str, str]) -> F
     if program is None:
         raise FetchFailed(f"the npm package {spec.requirement} has no command (no 'bin' in its package.json)")
     path = modules / ".bin" / program
-    if not path.exists():
+    if not path.exists() or not path.resolve().is_relative_to(folder.resolve()):
         raise FetchFailed(f"the npm package {spec.requirement} names the command {program}, which it lacks")
     return Fetched(folder, [str(path), *spec.arguments], _npm_scripts(modules))
 
@@ -198,28 +196,50 @@ def _npm_bin(identifier: str, bins: Any, name: Any) -> str | None:
 
 
 def _npm_scripts(modules: Path) -> list[str]:
-    """``package@version runs 'postinstall'`` for each installed package with an install script (a
+    """``package@version postinstall`` for each installed package with an install script (a
     ``binding.gyp`` counts: npm builds it with node-gyp)."""
     found: list[str] = []
-    for manifest_path in sorted(modules.glob("**/package.json")):
-        if manifest_path.parent.parent.name not in ("node_modules",) and not (
-            manifest_path.parent.parent.name.startswith("@")
-            and manifest_path.parent.parent.parent.name == "node_modules"
-        ):
-            continue  # a package.json inside a package's own folders, not a package
-        manifest = _read_json(manifest_path)
+    for package in sorted(_installed(modules)):
+        manifest = _read_json(package / "package.json", modules)
         scripts = manifest.get("scripts")
         scripts = scripts if isinstance(scripts, dict) else {}
         names = [name for name in _INSTALL_SCRIPTS if name in scripts]
-        if not names and (manifest_path.parent / "binding.gyp").exists():
+        if not names and (package / "binding.gyp").is_file() and not (package / "binding.gyp").is_symlink():
             names = ["install (node-gyp)"]
         if names:
             found.append(f"{manifest.get('name')}@{manifest.get('version')} {'/'.join(names)}")
     return found
 
 
-def _read_json(path: Path) -> dict[str, Any]:
+def _installed(modules: Path) -> Iterator[Path]:
+    """Every package folder under ``modules`` (``name``, ``@scope/name``, and those nested in their
+    own ``node_modules``), links not followed."""
+    for entry in _folders(modules):
+        if entry.name.startswith("@"):
+            packages = list(_folders(entry))
+        elif entry.name.startswith("."):
+            continue  # .bin, .package-lock.json's neighbours
+        else:
+            packages = [entry]
+        for package in packages:
+            yield package
+            if (package / "node_modules").is_dir() and not (package / "node_modules").is_symlink():
+                yield from _installed(package / "node_modules")
+
+
+def _folders(path: Path) -> Iterator[Path]:
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(path):
+            if entry.is_dir(follow_symlinks=False):
+                yield Path(entry.path)
+
+
+def _read_json(path: Path, within: Path) -> dict[str, Any]:
+    """A manifest the fetch wrote, read by us: only where it resolves inside the package's folder (a
+    link out of it, to a file of the host, is not followed)."""
     try:
+        if not path.resolve().is_relative_to(within.resolve()):
+            return {}
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         return {}
