@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -79,8 +80,6 @@ def registry_runs(work: Path, base: list[str]) -> dict[str, list[str]]:
 
 def timed_cold(argv: list[str]) -> float:
     """``argv`` with npm's and uv's caches pointed at empty folders, removed afterwards."""
-    import shutil
-
     caches = Path(tempfile.mkdtemp(prefix="mcpdex-cold-"))
     env = os.environ | {"npm_config_cache": str(caches / "npm"), "UV_CACHE_DIR": str(caches / "uv")}
     try:
@@ -105,6 +104,13 @@ def main() -> None:
     if reason is not None:
         raise SystemExit(f"no sandbox can be made here: {reason}")
     work = Path(tempfile.mkdtemp(prefix="mcpdex-sandbox-bench-"))
+    try:
+        measure(args, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def measure(args: argparse.Namespace, work: Path) -> None:
     work.chmod(0o755)  # the sandbox user reads the filesystem server's root in it
     path = work / "servers.json"
     path.write_text(json.dumps(config(args.servers, work)))
