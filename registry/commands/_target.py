@@ -6,6 +6,7 @@ Use ``@target_options`` on a click command and pass its keyword arguments on to
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -64,6 +65,27 @@ def target_options(command: Callable[..., Any]) -> Callable[..., Any]:
             "saved under).",
         ),
         *oauth_options(),
+        click.option(
+            "--sandbox",
+            "sandbox",
+            is_flag=True,
+            help="Run a stdio server in the sandbox: no host files, environment, network or processes.",
+        ),
+        click.option(
+            "--sandbox-read",
+            "sandbox_read",
+            multiple=True,
+            metavar="PATH",
+            help="--sandbox: also let the server read this path.",
+        ),
+        click.option(
+            "--sandbox-write",
+            "sandbox_write",
+            multiple=True,
+            metavar="DIR",
+            help="--sandbox: also let the server write this folder.",
+        ),
+        click.option("--sandbox-network", is_flag=True, help="--sandbox: give the server the network."),
     ]
     for decorate in reversed(decorators):
         command = decorate(command)
@@ -171,6 +193,10 @@ def target_from_options(
     transport: str | None = None,
     config: str | None = None,
     server: str | None = None,
+    sandbox: bool = False,
+    sandbox_read: Sequence[str] = (),
+    sandbox_write: Sequence[str] = (),
+    sandbox_network: bool = False,
     **options: Any,
 ) -> Target:
     """The Target the options describe (a ``registry.inspecting.targets.Target``)."""
@@ -215,6 +241,21 @@ def target_from_options(
             target.oauth = given
     elif options.get("client_id") or options.get("client_secret") or options.get("private_key"):
         raise UsageError("--client-id, --client-secret and --private-key apply to a URL target")
+    widened = [flag for flag, used in (("--sandbox-read", sandbox_read), ("--sandbox-write", sandbox_write),
+                                       ("--sandbox-network", sandbox_network)) if used]  # fmt: skip
+    if widened and not sandbox:
+        raise UsageError(f"{widened[0]} widens the sandbox; add --sandbox")
+    if sandbox:
+        from registry.inspecting.sandbox import SandboxPolicy, require
+
+        if target.transport != "stdio":
+            raise UsageError("--sandbox applies to a stdio command; a URL's server runs on its own side")
+        require()
+        target.sandbox = SandboxPolicy(
+            network=sandbox_network,
+            read=tuple(os.path.abspath(p) for p in sandbox_read),
+            write=tuple(os.path.abspath(p) for p in sandbox_write),
+        )
     return target
 
 

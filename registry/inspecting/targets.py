@@ -21,6 +21,7 @@ from registry.core.errors import UsageError
 
 if TYPE_CHECKING:
     from registry.inspecting.oauth import OAuthSettings
+    from registry.inspecting.sandbox import SandboxPolicy
 
 TRANSPORTS = ("stdio", "streamable-http", "sse")
 REDACTED = "<redacted>"
@@ -40,6 +41,7 @@ class Target:
     name: str | None = None  # the config entry it came from, if any
     # How to authorize when the server answers 401 (MCP authorization); None sends no OAuth at all.
     oauth: OAuthSettings | None = field(default=None, repr=False, compare=False)
+    sandbox: SandboxPolicy | None = None  # a stdio server runs in the sandbox under this policy
 
     def __post_init__(self) -> None:
         if self.transport not in TRANSPORTS:
@@ -57,6 +59,10 @@ class Target:
                 out["env"] = {key: REDACTED for key in sorted(self.env)}
             if self.cwd:
                 out["cwd"] = self.cwd
+            if self.sandbox is not None:
+                from registry.inspecting.sandbox import named_paths
+
+                out["sandbox"] = self.sandbox.describe(named_paths(self.argv, self.cwd))
         else:
             out = {"transport": self.transport, "target": redact_url(self.url or "")}
             if self.headers:
@@ -143,6 +149,15 @@ def config_servers(path: str | Path) -> dict[str, Target]:
             'expected {"mcpServers": {"NAME": {"command": ..., "args": [...]}}}'
         )
     return {name: _entry_target(file, name, entry) for name, entry in entries.items()}
+
+
+def config_sandbox_specs(path: str | Path) -> dict[str, Any]:
+    """Each entry's ``sandbox`` object of a config file (how far to widen the sandbox for it), by name."""
+    data = json.loads(Path(path).read_text(encoding="utf-8"))  # config_servers has read it already
+    entries = data.get("mcpServers") or data.get("servers") or (data.get("mcp") or {}).get("servers")
+    if not isinstance(entries, dict):
+        return {}
+    return {name: entry.get("sandbox") for name, entry in entries.items() if isinstance(entry, dict)}
 
 
 def _entry_target(file: Path, name: str, entry: Any) -> Target:
