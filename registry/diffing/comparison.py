@@ -16,6 +16,7 @@ from registry.diffing.witness import NOT_FOUND, Side, find
 # A tool without an input schema takes any arguments object.
 _ANY_OBJECT = {"type": "object"}
 OLD, NEW = 0, 1
+_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
 
 
 class SchemaComparison:
@@ -68,17 +69,26 @@ class SchemaComparison:
         key: str = "",
         node: tuple[list[Any], list[Any]] | None = None,
         candidates: Sequence[Any] = (),
+        side: int = NEW,
     ) -> None:
         """Report a change; for a rule that claims a break, with its witness found from ``node`` (the
-        node's path on each side) and ``candidates`` (values to try there before the node's probes)."""
+        node's path on each side) and ``candidates`` (values to try there before the node's probes).
+
+        ``segments`` is a path into the new schema, or into the old one (``side``) for what only the
+        old one has (a removed alternative); either is reported as the server sent that schema.
+        """
         rule_id = f"{self.prefix}-{name}"
         row = rule(rule_id)
         witness = self.witness(rule_id, node, candidates)
-        subject = schema_subject(self.area, subject_at if subject_at is not None else segments)
+        subject_side = side if subject_at is None else NEW
+        subject = schema_subject(
+            self.area,
+            self.sent_path(subject_side, subject_at if subject_at is not None else segments),
+        )
         self.out.add(
             rule_id,
             tool=self.tool,
-            segments=segments,
+            segments=self.sent_path(side, segments),
             before=self.shown(OLD, before),
             after=self.shown(NEW, after),
             detail=detail,
@@ -87,6 +97,33 @@ class SchemaComparison:
             witness=witness,
             unproved=witness is NOT_FOUND and bool(row.witness) and row.level == "breaking",
         )
+
+    def sent_path(self, index: int, segments: list[Any]) -> list[Any]:
+        """A path into one side's normalised schema as a path into that schema as the server sent
+        it: normalisation sorts alternatives (and drops null ones), so a branch's index is looked up
+        in the list it came from. A branch reached through a ``$ref`` keeps its normalised index."""
+        node: Any = self.roots[index]
+        found: list[Any] = []
+        at = 0
+        while at < len(segments):
+            part = segments[at]
+            listed = node.get(part) if isinstance(node, dict) else None
+            if part in _LISTS and isinstance(listed, list) and at + 1 < len(segments):
+                position = segments[at + 1]
+                branch = listed[position] if isinstance(position, int) and position < len(listed) else None
+                raw = self.shown(index, node)
+                sent = raw.get(part) if isinstance(raw, dict) and raw is not node else None
+                if isinstance(sent, list) and branch is not None:
+                    raw_branch = self.shown(index, branch)
+                    position = next((k for k, item in enumerate(sent) if item is raw_branch), position)
+                found += [part, position]
+                node = branch
+                at += 2
+                continue
+            found.append(part)
+            node = node.get(part) if isinstance(node, dict) else None
+            at += 1
+        return found
 
     def witness(
         self, rule_id: str, node: tuple[list[Any], list[Any]] | None, candidates: Sequence[Any]
