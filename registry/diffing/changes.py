@@ -21,9 +21,17 @@ WITNESS_SENTENCES = {
     "call": "This call was valid before and is rejected now: {}",
     "result": "This result is allowed now and was rejected before: {}",
 }
+# A witness no value shows alone: it fails at its change's path, and for another change elsewhere.
+SHARED_SENTENCES = {
+    "call": "No call fails for this change alone; this one, valid before, is rejected here and elsewhere: {}",
+    "result": "No result fails for this change alone; this one, allowed now, was rejected here and "
+    "elsewhere: {}",
+}
 UNPROVED_SENTENCES = {
-    "call": "No call that was valid before and is rejected now was found, so this is a warning: check it.",
-    "result": "No result allowed now and rejected before was found, so this is a warning: check it.",
+    "call": "No call that was valid before and is rejected now at this change was found, so this is a "
+    "warning: check it.",
+    "result": "No result allowed now and rejected before at this change was found, so this is a warning: "
+    "check it.",
 }
 _MAX_VALUE_CHARS = 80  # longer before/after values are shortened in messages (not in the Change)
 
@@ -304,6 +312,7 @@ class ChangeBuilder:
         key: str = "",
         witness: Any = NOT_FOUND,
         unproved: bool = False,
+        alone: bool = True,
     ) -> None:
         """Record a change. ``unproved``: its rule claims a break, but no witness was found, so no
         call (or result) is known to break: it is reported at warning, saying so, not as breaking."""
@@ -319,7 +328,8 @@ class ChangeBuilder:
             after=short_value(after),
         )
         if witness is not NOT_FOUND:
-            message += " " + WITNESS_SENTENCES[row.witness].format(sorted_json(witness))
+            sentences = WITNESS_SENTENCES if alone else SHARED_SENTENCES
+            message += " " + sentences[row.witness].format(sorted_json(witness))
         elif unproved:
             message += " " + UNPROVED_SENTENCES[row.witness]
         self.changes.append(

@@ -11,7 +11,7 @@ from typing import Any
 from registry.diffing.changes import ChangeBuilder, json_pointer, schema_subject
 from registry.diffing.normalize import origin
 from registry.diffing.rules import rule
-from registry.diffing.witness import NOT_FOUND, Side, find
+from registry.diffing.witness import NOT_FOUND, Side, find, instance_location
 
 # A tool without an input schema takes any arguments object.
 _ANY_OBJECT = {"type": "object"}
@@ -39,7 +39,7 @@ class SchemaComparison:
         self._sent = sent
         self._sides: list[Side | None] = [None, None]
         # a judge that asks whether a witness exists then reports the change searches once
-        self._found: dict[tuple[str, str, str, str], Any] = {}
+        self._found: dict[tuple[str, ...], Any] = {}
 
     def side(self, index: int) -> Side:
         if self._sides[index] is None:
@@ -79,7 +79,9 @@ class SchemaComparison:
         """
         rule_id = f"{self.prefix}-{name}"
         row = rule(rule_id)
-        witness = self.witness(rule_id, node, candidates)
+        location = instance_location(segments)
+        witness = self.witness(rule_id, node, candidates, location)
+        alone = self.alone(rule_id, node, candidates, location)
         subject_side = side if subject_at is None else NEW
         subject = schema_subject(
             self.area,
@@ -95,6 +97,7 @@ class SchemaComparison:
             subject=subject,
             key=key,
             witness=witness,
+            alone=alone,
             unproved=witness is NOT_FOUND and bool(row.witness) and row.level == "breaking",
         )
 
@@ -126,23 +129,52 @@ class SchemaComparison:
         return found
 
     def witness(
-        self, rule_id: str, node: tuple[list[Any], list[Any]] | None, candidates: Sequence[Any]
+        self,
+        rule_id: str,
+        node: tuple[list[Any], list[Any]] | None,
+        candidates: Sequence[Any],
+        location: list[Any] | None = None,
     ) -> Any:
-        """The witness of a rule that carries one (``NOT_FOUND`` if none is found, or the rule has none)."""
+        """The witness of a rule that carries one (``NOT_FOUND`` if none is found, or the rule has none):
+        a value rejected at ``location`` (the change's instance path; else the node's)."""
+        return self._search(rule_id, node, candidates, location)[0]
+
+    def alone(
+        self,
+        rule_id: str,
+        node: tuple[list[Any], list[Any]] | None,
+        candidates: Sequence[Any],
+        location: list[Any] | None = None,
+    ) -> bool:
+        """Whether the witness fails for its change alone (else it fails elsewhere too)."""
+        return self._search(rule_id, node, candidates, location)[1]
+
+    def _search(
+        self,
+        rule_id: str,
+        node: tuple[list[Any], list[Any]] | None,
+        candidates: Sequence[Any],
+        location: list[Any] | None,
+    ) -> tuple[Any, bool]:
         kind = rule(rule_id).witness
         if not kind or node is None:
-            return NOT_FOUND
-        key = (rule_id, json_pointer(node[0]), json_pointer(node[1]), repr(candidates))
+            return NOT_FOUND, False
+        accepting = OLD if kind == "call" else NEW
+        if location is None:
+            location = instance_location(node[accepting])
+        key = (rule_id, json_pointer(node[0]), json_pointer(node[1]), repr(candidates), repr(location))
         if key not in self._found:
-            accepting = OLD if kind == "call" else NEW
             self._found[key] = find(
                 self.side(accepting),
                 self.side(1 - accepting),
                 self.roots[accepting],
                 node[accepting],
                 candidates,
+                self.roots[1 - accepting],
+                location,
             )
-        return self._found[key]
+        found: tuple[Any, bool] = self._found[key]
+        return found
 
     def has_witness(
         self, rule_id: str, node: tuple[list[Any], list[Any]], candidates: Sequence[Any] = ()

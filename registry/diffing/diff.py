@@ -192,7 +192,7 @@ def _diff_tool(out: ChangeBuilder, old: dict[str, Any], new: dict[str, Any], sam
     ):
         if before != after:
             out.text_changed(
-                "tool-title-changed",
+                "tool-title-added" if before is None else "tool-title-changed",
                 "tool-title-poisoning",
                 tool=name,
                 segments=segments,

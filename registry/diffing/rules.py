@@ -287,8 +287,18 @@ RULES: tuple[Rule, ...] = tuple(
             "warning",
             "tool",
             "none",
-            "The display title is model-visible in many clients.",
+            "The display title is model-visible in many clients: a person should read the new one.",
             "{tool}: title {detail}: {before} → {after}.",
+            (_tool(title="Search notes"), _tool(title="Search every note")),
+        ),
+        Rule(
+            "tool-title-added",
+            "info",
+            "tool",
+            "none",
+            "A display title where there was none: nothing a client sends or reads changes, and the "
+            "security lints read the new text.",
+            "{tool}: title added: {after}.",
             (_TOOL, _tool(title="Search notes")),
         ),
         Rule(
@@ -796,12 +806,24 @@ RULES: tuple[Rule, ...] = tuple(
             "info",
             input_why="Callers that omit the property now get different behaviour.",
             output_why="A documented default changed.",
-            input_message="{tool}: {subject} default {detail}: {before} → {after}; callers that omit it get "
-            "the new behaviour.",
-            output_message="{tool}: {subject} default {detail}: {before} → {after}.",
+            input_message="{tool}: {subject} default {detail}; callers that omit it get the new behaviour.",
+            output_message="{tool}: {subject} default {detail}.",
             example=(
                 _prop({"type": "integer", "default": 10}, required=False),
                 _prop({"type": "integer", "default": 20}, required=False),
+            ),
+        ),
+        Rule(
+            "input-required-default-changed",
+            "info",
+            "inputSchema",
+            "request",
+            "The default of a property every call must send (required on both sides) changed: no caller "
+            "omits it, so no call behaves differently.",
+            "{tool}: {subject} default {detail}; it is required, so every call sends its own value.",
+            (
+                _prop({"type": "integer", "default": 10}),
+                _prop({"type": "integer", "default": 20}),
             ),
         ),
         *_twin(
@@ -1019,7 +1041,7 @@ RULES: tuple[Rule, ...] = tuple(
             "none",
             "Breaking changes shipped without a major version bump (semver; in 0.x the minor acts as "
             "major; non-semver versions are skipped). The level is set with --bump-level.",
-            "Version {before} → {after} has {detail} without a major version bump.",
+            "Version {before} → {after} {detail}.",
             ("1.2.0", "1.3.0"),
         ),
         # ── quality (reported by the gate, which scores both sides, not by the diff) ──────────────

@@ -204,13 +204,49 @@ def _judge_node(
                 subject=schema_subject(ctx.area, new_at),
             )
         elif keyword == "default":
-            action = text_change(before, after)
-            ctx.add("default-changed", here, *shown, detail=action, subject_at=new_at)
+            # presence, not the value, says added or removed: a default of null is a default
+            if keyword not in old:
+                what = f"added: {short_value(shown[1])}"
+            elif keyword not in new:
+                what = f"removed (was {short_value(shown[0])})"
+            else:
+                what = f"changed from {short_value(shown[0])} to {short_value(shown[1])}"
+            required = ctx.prefix == "input" and _required_on_both_sides(ctx, at)
+            ctx.add(
+                "required-default-changed" if required else "default-changed",
+                here,
+                *shown,
+                detail=what,
+                subject_at=new_at,
+            )
         elif keyword in _CONSTRAINTS:
             action = text_change(before, after)
             ctx.add(f"constraint-{action}", here, *shown, detail=f"`{keyword}`", subject_at=new_at, node=at)
         else:
             ctx.add("keyword-changed", here, *shown, detail=f"`{keyword}`", subject_at=new_at)
+
+
+def _required_on_both_sides(ctx: SchemaComparison, at: _Node) -> bool:
+    """The node is a property both sides' objects require (no call can omit it)."""
+    for side, path in enumerate(at):
+        if len(path) < 2 or path[-2] != "properties":
+            return False
+        parent = _at_path(ctx.roots[side], path[:-2])
+        if not isinstance(parent, dict) or path[-1] not in (parent.get("required") or ()):
+            return False
+    return True
+
+
+def _at_path(schema: Any, path: list[Any]) -> Any:
+    """The node at a path of a normalised schema (None when the path leaves it)."""
+    for part in path:
+        if isinstance(schema, dict):
+            schema = schema.get(part)
+        elif isinstance(schema, list) and isinstance(part, int) and part < len(schema):
+            schema = schema[part]
+        else:
+            return None
+    return schema
 
 
 def _diff_alternatives(
@@ -372,18 +408,28 @@ def _match_alternatives(
             after = {**new_docs, **after}
         diff_schema(ctx, before, after, old.path(o), new.path(n))
     if old.single != new.single and not pairs:
-        # the single schema paired with no alternative: its documentation against the composition's
-        single = sides[0][0] if old.single else sides[1][0]
-        mine = {key: value for key, value in single.items() if key in _NODE_DOCS - {"nullable"}}
-        theirs = {
-            key: value
-            for key, value in (docs[OLD] or docs[NEW] or {}).items()
-            if key in _NODE_DOCS - {"nullable"}
-        }
+        # the single schema paired with no alternative: its documentation against that of the
+        # alternative that accepts its values (the composition's own beneath the branch's)
+        single, many = (old, new) if old.single else (new, old)
+        values = samples(single.branches[None])
+        key = next(
+            (
+                key
+                for key, branch in many.branches.items()
+                if isinstance(branch, dict) and any(Side(branch).accepts(value) for value in values)
+            ),
+            None,
+        )
+        partner = many.branches[key] if key is not None else {}
+        composition = docs[OLD] if new.single else docs[NEW]
+        mine = _docs_of(single.branches[None])
+        theirs = _docs_of({**(composition or {}), **partner})
+        # documentation the alternative carries is pointed at there, else at the composition
+        there = many.path(key) if _docs_of(partner) else many.at
         if old.single:
-            diff_schema(ctx, mine, theirs, old_at, new_at)
+            diff_schema(ctx, mine, theirs, old_at, there)
         else:
-            diff_schema(ctx, theirs, mine, old_at, new_at)
+            diff_schema(ctx, theirs, mine, there, new_at)
     _types_moved(ctx, old, new, lost, removed=True)
     _types_moved(ctx, new, old, gained, removed=False)
     for key in old.structured:
@@ -405,6 +451,13 @@ def _match_alternatives(
     for key in new.structured:
         here = new.path(key)
         _branch_added(ctx, keyword, here, new.branches[key], new_at, (old_at, here))
+
+
+def _docs_of(schema: Any) -> dict[str, Any]:
+    """A schema's documentation keywords (nullable is a constraint here, judged with the types)."""
+    if not isinstance(schema, dict):
+        return {}
+    return {key: value for key, value in schema.items() if key in _NODE_DOCS - {"nullable"}}
 
 
 def _all_types(side: _Alternatives) -> Any:
@@ -548,17 +601,23 @@ def _judge_properties(ctx: SchemaComparison, at: _Node, old: dict[str, Any], new
     new_at = at[1]
     old_props, new_props = old.get("properties") or {}, new.get("properties") or {}
     old_required, new_required = set(old.get("required") or ()), set(new.get("required") or ())
-    closed = old.get("additionalProperties") is False
+    # Sending a removed property can fail only where the new object restricts undeclared ones
+    # (closed, or a schema for them): there the witness decides; elsewhere it is ignored at worst.
+    closed = new.get("additionalProperties") is not None
     for name in sorted(old_props.keys() - new_props.keys()):
         here = [*new_at, "properties", name]
         if ctx.area == "inputSchema":
             # Closed before: calls sending it break unless the new object still takes it (open now).
-            breaks = closed and ctx.has_witness("input-property-removed-from-closed-object", at)
+            # the witness sends the removed property: the node is the property's own
+            there = ([*at[0], "properties", name], here)
+            sent = samples(old_props[name])
+            breaks = closed and ctx.has_witness("input-property-removed-from-closed-object", there, sent)
             ctx.add(
                 "property-removed-from-closed-object" if breaks else "property-removed",
                 here,
                 old_props[name],
-                node=at,
+                node=there,
+                candidates=sent,
             )
         else:
             required = name in old_required

@@ -101,7 +101,13 @@ def version_bump_change(
     if bumped:
         return None
     row = rule("breaking-change-without-major-bump")
-    detail = f"{breaking} breaking change{'s' if breaking != 1 else ''}"
+    counted = f"{breaking} breaking change{'s' if breaking != 1 else ''}"
+    if new_version < old_version:
+        detail = f"went down and has {counted}"
+    elif new_version == old_version:
+        detail = f"is the same release number and has {counted}"
+    else:
+        detail = f"went up without a major version bump and has {counted}"
     return table_change(
         row.id,
         tool=None,
