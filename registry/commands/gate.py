@@ -152,11 +152,12 @@ def check(
         )
 
     current = snapshot_from_options(**target)
+    foreign: frozenset[str] = frozenset()
     if baseline_file:
         old = dict(load_snapshot(baseline_file)) if os.path.isfile(baseline_file) else None
         origin = baseline_file
     else:
-        old, origin = _registry_baseline(registry_url, against, current)  # type: ignore[arg-type]
+        old, origin, foreign = _registry_baseline(registry_url, against, current)  # type: ignore[arg-type]
     if old is None:  # --update with no baseline yet: this run creates it
         with writing("--baseline", baseline_file):  # type: ignore[arg-type]
             dump_snapshot(current, baseline_file)  # type: ignore[arg-type]
@@ -172,6 +173,7 @@ def check(
         quality=quality,
         old_origin=origin,
         new_origin="live target",
+        foreign_tools=foreign,
     )
     if max_context_tokens is not None:
         _limit_context(report, current, max_context_tokens)
@@ -211,7 +213,10 @@ def _limit_context(report: dict[str, Any], current: dict[str, Any], limit: int) 
         report["passed"] = False
 
 
-def _registry_baseline(url: str, against: str | None, current: dict[str, Any]) -> tuple[dict[str, Any], str]:
+def _registry_baseline(
+    url: str, against: str | None, current: dict[str, Any]
+) -> tuple[dict[str, Any], str, frozenset[str]]:
+    """The recorded baseline, where it came from, and the tools every other recorded server offers."""
     from registry.commands.sources import split_server_spec
     from registry.core.errors import UsageError
     from registry.storage.client import open_registry
@@ -223,7 +228,14 @@ def _registry_baseline(url: str, against: str | None, current: dict[str, Any]) -
         raise UsageError("the target reports no serverInfo.name; name the recorded server with --against")
     with open_registry(url) as store:
         snapshot = store.snapshot(name, version)
-    return snapshot, f"{name}@{version or 'latest'} in the registry"
+        foreign = frozenset(
+            str(tool.get("name"))
+            for other in store.servers()
+            if other.name != name and other.latest_version is not None
+            for tool in store.snapshot(other.name).get("tools") or []
+            if isinstance(tool, dict)
+        )
+    return snapshot, f"{name}@{version or 'latest'} in the registry", foreign
 
 
 def _record(url: str, against: str | None, current: dict[str, Any]) -> None:

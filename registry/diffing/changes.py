@@ -179,8 +179,12 @@ def model_texts_of(definition: dict[str, Any] | None) -> list[tuple[str, str]]:
 class TextLints:
     """The security lints of ``scoring`` run on new texts, each side's texts among its own tools."""
 
-    def __init__(self, old_tools: ToolSide, new_tools: ToolSide) -> None:
+    def __init__(
+        self, old_tools: ToolSide, new_tools: ToolSide, foreign_tools: frozenset[str] = frozenset()
+    ) -> None:
         self._tools = (old_tools, new_tools)
+        # a name in a text is a cross-server reference only when it is a tool another server offers
+        self._foreign = foreign_tools
 
     def _findings(self, side: int, tool: str | None, text: Any) -> set[tuple[str, str]]:
         if not isinstance(text, str) or not text:
@@ -195,7 +199,9 @@ class TextLints:
         # analysis feeds the priority and assertive lints, which are not signs of poisoning. Any
         # model-visible text is read as a description, so each trips the lints a description would.
         analysis = Analysis(text=text.strip(), identifiers=identifiers(text))
-        found = security_findings({"name": tool, "description": text}, analysis, names, known)
+        found = security_findings(
+            {"name": tool, "description": text}, analysis, names, known, foreign_tools=self._foreign - names
+        )
         return {
             (item["rule"], item["message"])
             for item in found

@@ -36,9 +36,15 @@ _NAMED_LISTS = (
 )
 
 
-def diff_snapshots(old: dict[str, Any], new: dict[str, Any]) -> list[Change]:
-    """Every change from snapshot ``old`` to snapshot ``new``, ordered by tool, area and path."""
-    return _diff(old, new, ToolSide(old), ToolSide(new))
+def diff_snapshots(
+    old: dict[str, Any], new: dict[str, Any], *, foreign_tools: frozenset[str] = frozenset()
+) -> list[Change]:
+    """Every change from snapshot ``old`` to snapshot ``new``, ordered by tool, area and path.
+
+    ``foreign_tools`` are the tools other servers are known to offer (a registry's, a client
+    config's): a changed text that names one of them is a cross-server reference; no other name is.
+    """
+    return _diff(old, new, ToolSide(old), ToolSide(new), foreign_tools)
 
 
 def diff_history(snapshots: Sequence[dict[str, Any]]) -> list[list[Change]]:
@@ -53,8 +59,14 @@ def diff_history(snapshots: Sequence[dict[str, Any]]) -> list[list[Change]]:
     ]
 
 
-def _diff(old: dict[str, Any], new: dict[str, Any], old_side: ToolSide, new_side: ToolSide) -> list[Change]:
-    out = ChangeBuilder(TextLints(old_side, new_side))
+def _diff(
+    old: dict[str, Any],
+    new: dict[str, Any],
+    old_side: ToolSide,
+    new_side: ToolSide,
+    foreign_tools: frozenset[str] = frozenset(),
+) -> list[Change]:
+    out = ChangeBuilder(TextLints(old_side, new_side, foreign_tools))
     _diff_server(out, old, new)
     old_tools, new_tools = old_side.by_name, new_side.by_name
     same_era = old.get("protocolVersion") == new.get("protocolVersion")

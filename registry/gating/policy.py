@@ -234,14 +234,16 @@ def evaluate(
     quality: bool = False,
     old_origin: str = "baseline",
     new_origin: str = "current",
+    foreign_tools: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
     """The report of diffing ``old`` → ``new`` under a policy; ``fail_on=None`` never fails (plain diff).
 
     ``quality`` scores both sides and adds their quality drops (``quality_changes``) and a growth of
-    the tool list's context cost past the policy share (``context-cost-grew``).
+    the tool list's context cost past the policy share (``context-cost-grew``). ``foreign_tools``
+    are the tools other servers offer, for the cross-server-reference lint (``diff_snapshots``).
     """
     severity = severity or {}
-    changes = _at_severity(diff_snapshots(old, new), severity)
+    changes = _at_severity(diff_snapshots(old, new, foreign_tools=foreign_tools), severity)
     if bump_level is not None:
         level = severity.get("breaking-change-without-major-bump", bump_level)
         bump = version_bump_change(old, new, changes, level) if level else None  # type: ignore[arg-type]
