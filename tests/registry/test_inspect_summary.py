@@ -191,3 +191,16 @@ def test_a_service_registry_that_never_answers_holds_the_summary_up_for_seconds_
     assert "timed out" in warning and warning.endswith("; not showing what changed")
     assert "To improve" in result.stdout
     assert elapsed < 25, elapsed
+
+
+def test_an_older_release_saved_after_a_newer_one_is_summarised_in_release_order(tmp_path):
+    data = tmp_path / "data"
+    inspect("--save", "--version-label", "2.0.0", *LIMIT_REQUIRED, data_dir=data)
+    older = inspect("--save", "--version-label", "1.0.0", data_dir=data)
+    assert "since notes@2.0.0" not in older.stdout
+    heading = next(line for line in older.stdout.splitlines() if line.startswith("from this release"))
+    assert heading.startswith("from this release to the later notes@2.0.0 (last seen ")
+    # 1.0.0 → 2.0.0, as released: `limit` became required (not "optional" since a newer release)
+    changes = lines_after(older.stdout, "from this release")
+    assert changes[0].startswith("BREAKING  search_notes: input property `limit` is now required")
+    assert "`mcpdex diff notes@1.0.0 notes@2.0.0` lists every change in full" in older.stdout
