@@ -214,9 +214,23 @@ def _diff_tool(out: ChangeBuilder, old: dict[str, Any], new: dict[str, Any], sam
     _diff_annotations(out, name, old["annotations"], new["annotations"])
     for area in ("inputSchema", "outputSchema"):
         before, after = old["dialects"][area], new["dialects"][area]
-        if before != after and old[area] is not None and new[area] is not None:
+        stamp_only = None in (before, after) and _is_draft_07_stamp(before or after)
+        if before != after and not stamp_only and old[area] is not None and new[area] is not None:
             prefix = "input" if area == "inputSchema" else "output"
-            out.add(f"{prefix}-dialect-changed", tool=name, segments=["$schema"], before=before, after=after)
+            if before is None:
+                what = f"added: {after} (absent means 2020-12)"
+            elif after is None:
+                what = f"removed (was {before}; absent means 2020-12)"
+            else:
+                what = f"changed from {before} to {after}"
+            out.add(
+                f"{prefix}-dialect-changed",
+                tool=name,
+                segments=["$schema"],
+                before=before,
+                after=after,
+                detail=what,
+            )
     if _declared_at_last(old, new):
         ctx = SchemaComparison(out, name, "inputSchema", old, new)
         required = new["inputSchema"].get("required") or []
@@ -271,6 +285,13 @@ def _declared_at_last(old: dict[str, Any], new: dict[str, Any]) -> bool:
     if not isinstance(sent, dict) or set(sent) <= _NOTHING_DECLARED:
         return True  # `{"type": "object"}` is declared: a tool that takes no arguments
     return not Side(sent).valid() and Side(new["sent"]["inputSchema"]).valid()
+
+
+def _is_draft_07_stamp(dialect: Any) -> bool:
+    """The draft-07 ``$schema`` the TypeScript SDK stamps on every schema (zod-to-json-schema's):
+    normalised away like the rest of one SDK's serialisation, so gaining or losing it is no change."""
+    text = str(dialect or "").rstrip("#")
+    return text in ("http://json-schema.org/draft-07/schema", "https://json-schema.org/draft-07/schema")
 
 
 # Keywords of a schema that declares nothing: the dialect stamp and documentation.

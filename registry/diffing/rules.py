@@ -999,9 +999,12 @@ RULES: tuple[Rule, ...] = tuple(
             "info",
             "info",
             "The declared $schema dialect changed (absent means 2020-12); the contract is compared "
-            "after normalisation.",
-            "{tool}: $schema changed from {before} to {after}.",
-            ({"$schema": "http://json-schema.org/draft-07/schema#", **_obj({"q": _S})}, _obj({"q": _S})),
+            "after normalisation. The TypeScript SDK's draft-07 stamp coming or going is no change.",
+            "{tool}: $schema {detail}.",
+            (
+                {"$schema": "http://json-schema.org/draft-07/schema#", **_obj({"q": _S})},
+                {"$schema": "https://json-schema.org/draft/2020-12/schema", **_obj({"q": _S})},
+            ),
         ),
         # ── the server as a whole ─────────────────────────────────────────────────────────────────
         Rule(

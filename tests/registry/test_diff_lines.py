@@ -134,3 +134,15 @@ def test_a_version_that_went_down_is_said_to_have_gone_down() -> None:
     new = make_snapshot(tool, name="s", version="0.6.3")
     [bump] = [c for c in evaluate(old, new)["changes"] if c["rule"] == "breaking-change-without-major-bump"]
     assert bump["message"] == "Version 1.0.0 → 0.6.3 went down and has 1 breaking change."
+
+
+def test_the_draft_07_stamp_coming_or_going_makes_no_line_and_a_real_dialect_change_says_so() -> None:
+    plain = {"type": "object", "properties": {"q": S}}
+    stamped = {"$schema": "http://json-schema.org/draft-07/schema#", **plain}
+    assert _changes(plain, stamped) == {} and _changes(stamped, plain) == {}
+    explicit = {"$schema": "https://json-schema.org/draft/2020-12/schema", **plain}
+    [change] = _changes(stamped, explicit).values()
+    assert change["message"] == (
+        "t: $schema changed from http://json-schema.org/draft-07/schema# to "
+        "https://json-schema.org/draft/2020-12/schema."
+    )

@@ -13,7 +13,8 @@ servers sent them.
   rejected now), and ``parent`` became ``oneOf`` [page, data source, workspace] whose alternatives
   overlap the old page parent (a call with both ``page_id`` and ``database_id``, or with ``page_id``
   and ``type: "workspace"``, matches two alternatives and fails oneOf).
-- sequential-thinking 0.6.2 → 2026.8.31: zod 4's ±(2**53-1) integer bounds are stamps, not bounds.
+- sequential-thinking 0.6.2 → 2026.8.31: zod 4's ±(2**53-1) integer bounds are stamps, not bounds,
+  and the draft-07 ``$schema`` the old release stamped is normalised away.
 - github 0.6.2 → 2025.4.8 and playwright 0.0.20 → 0.0.83: the old versions sent empty input
   schemas (``{"$schema": …}`` only), so each kept tool gets one ``input-schema-declared``.
 """
@@ -132,7 +133,6 @@ EXPECTED = {
     info tool-became-idempotent sequentialthinking /idempotentHint
     info tool-became-closed-world sequentialthinking /openWorldHint
     info tool-became-read-only sequentialthinking /readOnlyHint
-    info input-dialect-changed sequentialthinking /$schema
     info input-type-widened sequentialthinking /properties/isRevision/type
     info input-type-widened sequentialthinking /properties/needsMoreThoughts/type
     info input-type-widened sequentialthinking /properties/nextThoughtNeeded/type

@@ -726,7 +726,7 @@ CASES: list[tuple[str, str, Any, Any, list[tuple[str, str]], str | None]] = [
         "in",
         {"$schema": "http://json-schema.org/draft-07/schema#", **obj({"q": STR})},
         obj({"q": STR}),
-        [("input-dialect-changed", "info")],
+        [],  # the TypeScript SDK's stamp going is normalised away, like the rest of its serialisation
         None,
     ),
     (
