@@ -21,7 +21,7 @@ from registry.diffing.rules import LEVELS
     "--fail-on",
     type=click.Choice(LEVELS),
     default=None,
-    help="Exit 1 when a change at this level or above is found (default: never).",
+    help="Exit 1 when a change at this level or above, or a description lint, is found (default: never).",
 )
 @click.option(
     "--timeout",

@@ -65,7 +65,14 @@ def lock(out: str, **target: Any) -> None:
     type=click.Choice(LEVELS),
     default="breaking",
     show_default=True,
-    help="Fail on changes at this level or above.",
+    help="Fail on schema and tool changes at this level or above (description lints: --fail-on-lint).",
+)
+@click.option(
+    "--fail-on-lint/--no-fail-on-lint",
+    default=True,
+    show_default=True,
+    help="Fail when a changed or new text trips a security lint (tool poisoning's signature), gated "
+    "apart from schema breaks; accept one with its fingerprint in the ignore file.",
 )
 @click.option(
     "--ignore",
@@ -112,6 +119,7 @@ def check(
     registry_url: str | None,
     against: str | None,
     fail_on: str,
+    fail_on_lint: bool,
     ignore_path: str | None,
     severity: tuple[str, ...],
     bump_level: str,
@@ -171,6 +179,7 @@ def check(
         severity=overrides,
         bump_level=None if bump_level == "none" else bump_level,
         quality=quality,
+        fail_on_lint=fail_on_lint,
         old_origin=origin,
         new_origin="live target",
         foreign_tools=foreign,

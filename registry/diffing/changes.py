@@ -13,7 +13,7 @@ from typing import Any, NotRequired, TypedDict
 from common.canonical import canonical_json
 from registry.core.snapshot import sorted_json
 from registry.diffing.normalize import normalize_tool
-from registry.diffing.rules import AREA_LABELS, LEVELS, POISONING_LINTS, rule
+from registry.diffing.rules import AREA_LABELS, LEVELS, LINT, POISONING_LINTS, rule
 from registry.diffing.witness import NOT_FOUND
 
 # How each kind of witness is told, after the change's message, in every format that shows messages.
@@ -356,8 +356,9 @@ class ChangeBuilder:
 
 
 def summarize(changes: Iterable[Change]) -> dict[str, int]:
-    """Counts per level plus the total: ``{"breaking": 1, "warning": 0, "info": 3, "total": 4}``."""
-    counts: dict[str, int] = dict.fromkeys(reversed(LEVELS), 0)
+    """Counts per level plus the total, lints apart from schema breaks:
+    ``{"lint": 0, "breaking": 1, "warning": 0, "info": 3, "total": 4}``."""
+    counts: dict[str, int] = dict.fromkeys((LINT, *reversed(LEVELS)), 0)
     for change in changes:
         counts[change["level"]] += 1
     return {**counts, "total": sum(counts.values())}

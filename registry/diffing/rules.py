@@ -14,9 +14,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-Level = Literal["breaking", "warning", "info"]
-LEVELS: tuple[Level, ...] = ("info", "warning", "breaking")  # ascending severity
-LEVEL_RANK: dict[str, int] = {level: rank for rank, level in enumerate(LEVELS)}  # info 0 ... breaking 2
+Level = Literal["breaking", "warning", "info", "lint"]
+LEVELS: tuple[Level, ...] = ("info", "warning", "breaking")  # ascending severity of schema changes
+# A model-visible text that newly trips a security lint (tool poisoning's signature) is a fact of
+# another kind than a schema break: its own level, counted apart and gated by --fail-on-lint. It is
+# listed first, above breaking, where changes are shown most severe first.
+LINT: Level = "lint"
+LEVEL_RANK: dict[str, int] = {**{level: rank for rank, level in enumerate(LEVELS)}, LINT: len(LEVELS)}
 AREAS = ("tool", "annotations", "inputSchema", "outputSchema", "server", "version", "quality")
 AREA_LABELS = {
     "tool": "Tool",
@@ -41,10 +45,11 @@ POISONING_LINTS = (
 
 
 def _poisoning_why(trips: str, plain: str) -> str:
-    """Why a poisoning rule is breaking: ``trips`` names the text, ``plain`` the change it stands in for."""
+    """Why a poisoning rule is a lint: ``trips`` names the text, ``plain`` the change it stands in for."""
     return (
-        f"{trips} ({', '.join(POISONING_LINTS)}): the signature of tool poisoning, so a gate fails closed "
-        f"until a person accepts it (one change per lint, in place of {plain})."
+        f"{trips} ({', '.join(POISONING_LINTS)}): the signature of tool poisoning, a lint counted apart "
+        f"from schema breaks; `mcpdex check` fails on it (unless --no-fail-on-lint) until a person "
+        f"accepts it (one change per lint, in place of {plain})."
     )
 
 
@@ -165,7 +170,7 @@ def _listed(kind: str, key: str, item: dict[str, Any]) -> list[Rule]:
         row("added", "info", f"A new {noun} is offered.", f"New {noun} {{detail}}.", [], [item]),
         row(
             "added-poisoning",
-            "breaking",
+            "lint",
             _poisoning_why(
                 f"A new {noun}'s name, title or description trips a security lint", f"`{kind}-added`"
             ),
@@ -191,7 +196,7 @@ def _listed(kind: str, key: str, item: dict[str, Any]) -> list[Rule]:
         ),
         row(
             "changed-poisoning",
-            "breaking",
+            "lint",
             _poisoning_why(
                 f"A changed {noun}'s name, title or description trips a security lint with a finding none of "
                 "its old texts had",
@@ -212,7 +217,7 @@ RULES: tuple[Rule, ...] = tuple(
         ),
         Rule(
             "tool-added-poisoning",
-            "breaking",
+            "lint",
             "tool",
             "none",
             _poisoning_why(
@@ -247,7 +252,7 @@ RULES: tuple[Rule, ...] = tuple(
         ),
         Rule(
             "tool-renamed-poisoning",
-            "breaking",
+            "lint",
             "tool",
             "none",
             _poisoning_why(
@@ -272,7 +277,7 @@ RULES: tuple[Rule, ...] = tuple(
         ),
         Rule(
             "tool-description-poisoning",
-            "breaking",
+            "lint",
             "tool",
             "none",
             _poisoning_why(_CHANGED_TEXT_TRIPS, "the plain description change"),
@@ -303,7 +308,7 @@ RULES: tuple[Rule, ...] = tuple(
         ),
         Rule(
             "tool-title-poisoning",
-            "breaking",
+            "lint",
             "tool",
             "none",
             _poisoning_why(_CHANGED_TEXT_TRIPS, "the plain title change"),
@@ -958,8 +963,8 @@ RULES: tuple[Rule, ...] = tuple(
         ),
         *_same_twin(
             "description-poisoning",
-            "breaking",
-            "breaking",
+            "lint",
+            "lint",
             _poisoning_why(_CHANGED_TEXT_TRIPS, "the plain description change"),
             "{tool}: {subject} description {detail}.",
             (
@@ -978,8 +983,8 @@ RULES: tuple[Rule, ...] = tuple(
         ),
         *_same_twin(
             "title-poisoning",
-            "breaking",
-            "breaking",
+            "lint",
+            "lint",
             _poisoning_why(_CHANGED_TEXT_TRIPS, "the plain title change"),
             "{tool}: {subject} title {detail}: {before} → {after}.",
             (_prop(_S), _prop({"type": "string", "title": "Search text (system prompt)"})),
@@ -1021,7 +1026,7 @@ RULES: tuple[Rule, ...] = tuple(
         ),
         Rule(
             "server-instructions-poisoning",
-            "breaking",
+            "lint",
             "server",
             "none",
             _poisoning_why(_CHANGED_TEXT_TRIPS, "the plain instructions change"),
@@ -1134,7 +1139,7 @@ def rule(rule_id: str) -> Rule:
 
 
 def level_rank(level: str) -> int:
-    """0 for info, 1 for warning, 2 for breaking (KeyError for anything else)."""
+    """0 for info, 1 for warning, 2 for breaking, 3 for lint (KeyError for anything else)."""
     return LEVEL_RANK[level]
 
 
