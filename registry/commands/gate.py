@@ -226,7 +226,7 @@ def _registry_baseline(
     url: str, against: str | None, current: dict[str, Any]
 ) -> tuple[dict[str, Any], str, frozenset[str]]:
     """The recorded baseline, where it came from, and the tools every other recorded server offers."""
-    from registry.commands.sources import split_server_spec
+    from registry.commands.sources import other_servers_tools, split_server_spec
     from registry.core.errors import UsageError
     from registry.storage.client import open_registry
 
@@ -237,13 +237,7 @@ def _registry_baseline(
         raise UsageError("the target reports no serverInfo.name; name the recorded server with --against")
     with open_registry(url) as store:
         snapshot = store.snapshot(name, version)
-        foreign = frozenset(
-            str(tool.get("name"))
-            for other in store.servers()
-            if other.name != name and other.latest_version is not None
-            for tool in store.snapshot(other.name).get("tools") or []
-            if isinstance(tool, dict)
-        )
+        foreign = other_servers_tools(store, {name})
     return snapshot, f"{name}@{version or 'latest'} in the registry", foreign
 
 
