@@ -15,6 +15,8 @@ servers sent them.
   and ``type: "workspace"``, matches two alternatives and fails oneOf).
 - sequential-thinking 0.6.2 → 2026.8.31: zod 4's ±(2**53-1) integer bounds are stamps, not bounds,
   and the draft-07 ``$schema`` the old release stamped is normalised away.
+- memory 0.6.2 → 2026.8.31 adds a title, hints and an output schema to each of its nine tools: no
+  call or result breaks, and a title where there was none is info, so the release gates on nothing.
 - github 0.6.2 → 2025.4.8 and playwright 0.0.20 → 0.0.83: the old versions sent empty input
   schemas (``{"$schema": …}`` only), so each kept tool gets one ``input-schema-declared``.
 """
@@ -44,9 +46,55 @@ SERVERS = {  # name → (npm package, environment it needs to list its tools: du
     "github": ("@modelcontextprotocol/server-github", {"GITHUB_PERSONAL_ACCESS_TOKEN": "ghp_dummy"}),
     "puppeteer": ("@modelcontextprotocol/server-puppeteer", {}),
     "sequential-thinking": ("@modelcontextprotocol/server-sequential-thinking", {}),
+    "memory": ("@modelcontextprotocol/server-memory", {}),
 }
 
 EXPECTED = {
+    ("memory", "0.6.2", "2026.8.31"): """
+    info resource-added - /resources/memory:~1~1knowledge-graph
+    info tool-title-added add_observations /title
+    info tool-became-non-destructive add_observations /destructiveHint
+    info tool-became-closed-world add_observations /openWorldHint
+    info output-schema-added add_observations -
+    info tool-title-added create_entities /title
+    info tool-became-non-destructive create_entities /destructiveHint
+    info tool-became-closed-world create_entities /openWorldHint
+    info output-schema-added create_entities -
+    info tool-title-added create_relations /title
+    info tool-became-non-destructive create_relations /destructiveHint
+    info tool-became-closed-world create_relations /openWorldHint
+    info output-schema-added create_relations -
+    info tool-title-added delete_entities /title
+    info tool-became-idempotent delete_entities /idempotentHint
+    info tool-became-closed-world delete_entities /openWorldHint
+    info output-schema-added delete_entities -
+    info tool-title-added delete_observations /title
+    info tool-became-idempotent delete_observations /idempotentHint
+    info tool-became-closed-world delete_observations /openWorldHint
+    info output-schema-added delete_observations -
+    info tool-title-added delete_relations /title
+    info tool-became-idempotent delete_relations /idempotentHint
+    info tool-became-closed-world delete_relations /openWorldHint
+    info output-schema-added delete_relations -
+    info tool-title-added open_nodes /title
+    info tool-became-non-destructive open_nodes /destructiveHint
+    info tool-became-idempotent open_nodes /idempotentHint
+    info tool-became-closed-world open_nodes /openWorldHint
+    info tool-became-read-only open_nodes /readOnlyHint
+    info output-schema-added open_nodes -
+    info tool-title-added read_graph /title
+    info tool-became-non-destructive read_graph /destructiveHint
+    info tool-became-idempotent read_graph /idempotentHint
+    info tool-became-closed-world read_graph /openWorldHint
+    info tool-became-read-only read_graph /readOnlyHint
+    info output-schema-added read_graph -
+    info tool-title-added search_nodes /title
+    info tool-became-non-destructive search_nodes /destructiveHint
+    info tool-became-idempotent search_nodes /idempotentHint
+    info tool-became-closed-world search_nodes /openWorldHint
+    info tool-became-read-only search_nodes /readOnlyHint
+    info output-schema-added search_nodes -
+    """,
     ("notion", "1.9.1", "2.5.2"): """
     info tool-title-added API-create-a-comment /annotations/title
     warning tool-description-changed API-create-a-comment /description
