@@ -165,3 +165,20 @@ def test_description_lints_have_their_own_level_count_and_gate() -> None:
     assert not report["passed"] and not evaluate(old, new, fail_on="warning")["passed"]
     assert evaluate(old, new, fail_on_lint=False)["passed"]
     assert all(c["rule"] != "breaking-change-without-major-bump" for c in report["changes"])
+
+
+def test_a_break_no_call_shows_alone_says_so_and_keeps_its_level() -> None:
+    # Both required properties change type: every call the old schema took fails at both, so no
+    # witness shows one change alone; each is still a break, and its message says the call also
+    # fails elsewhere rather than passing it off as this change's own.
+    old = {"type": "object", "properties": {"a": {"type": "boolean"}, "b": {"type": "boolean"}}}
+    old["required"] = ["a", "b"]
+    new = {"type": "object", "properties": {"a": S, "b": S}, "required": ["a", "b"]}
+    changes = _changes(old, new)
+    for path in ("/properties/a/type", "/properties/b/type"):
+        change = changes[path]
+        assert change["level"] == "breaking"
+        assert (
+            "No call fails for this change alone; this one, valid before, is rejected here and elsewhere"
+            in (change["message"])
+        )
