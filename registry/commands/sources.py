@@ -95,3 +95,15 @@ def _from_registry(spec: str, registry_url: str | None) -> dict[str, Any] | None
         return store.snapshot(name, version)
     finally:
         store.close()
+
+
+def other_servers_tools(store: Any, excluding: set[str]) -> frozenset[str]:
+    """The tool names of the latest version of every server in ``store`` but those ``excluding``
+    names: what a changed text may refer to as another server's tool (cross-server-reference)."""
+    return frozenset(
+        str(tool.get("name"))
+        for other in store.servers()
+        if other.name not in excluding and other.latest_version is not None
+        for tool in store.snapshot(other.name).get("tools") or []
+        if isinstance(tool, dict)
+    )

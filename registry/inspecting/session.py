@@ -150,7 +150,9 @@ async def session(
             }
         )
     return {
+        # every serverInfo field as sent (description, websiteUrl, icons…), then the named ones
         "server": {
+            **{key: value for key, value in server_info.items() if isinstance(key, str)},
             "name": server_info.get("name"),
             "title": server_info.get("title"),
             "version": server_info.get("version"),
