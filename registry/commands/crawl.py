@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from registry.commands._options import SERVICE_HELP, format_option, registry_option
+from registry.commands._target import PROTOCOL_ERA_HELP
 from registry.core.timestamps import parse_utc, utc_now
 from registry.diffing.context_cost import context_cost
 from registry.inspecting.official.entries import OFFICIAL_REGISTRY, RegistryEntry
@@ -60,14 +61,20 @@ async def crawl_targets(
     protocol_era: str,
     on_done: Any = None,
     labels: dict[str, str] | None = None,
+    packages: dict[str, Any] | None = None,
 ) -> list[CrawlResult]:
     """Inspect ``targets`` (name → Target) with at most ``concurrency`` at once; failures are results too.
 
-    ``labels`` names the version to record a target's snapshot under (a registry entry's version)."""
+    ``labels`` names the version to record a target's snapshot under (a registry entry's version);
+    ``packages`` the registry package (a PackageSpec) to fetch before a sandboxed target runs."""
     import anyio
 
     from registry.core.errors import InspectionError
     from registry.inspecting.inspect import inspect_async
+    from registry.inspecting.official.fetch import inspect_package
+    from registry.inspecting.official.launch import runner_environment
+
+    runner_env = runner_environment()
 
     limiter = anyio.CapacityLimiter(concurrency)
     # Saving blocks (database I/O): run it in a worker thread, one at a time, so the other
@@ -80,10 +87,18 @@ async def crawl_targets(
             result = results[name]
             result.started_at = utc_now()
             started = time.perf_counter()
+            label = (labels or {}).get(name)
+            spec = (packages or {}).get(name)
             try:
-                result.snapshot = await inspect_async(
-                    target, timeout=timeout, protocol_era=protocol_era, version_label=(labels or {}).get(name)
-                )
+                if spec is not None:
+                    result.snapshot = await inspect_package(
+                        spec, target, runner_env,
+                        timeout=timeout, protocol_era=protocol_era, version_label=label,
+                    )  # fmt: skip
+                else:
+                    result.snapshot = await inspect_async(
+                        target, timeout=timeout, protocol_era=protocol_era, version_label=label
+                    )
             except InspectionError as exc:
                 result.error = str(exc)
             result.duration_s = time.perf_counter() - started
@@ -117,7 +132,11 @@ async def crawl_targets(
     "--timeout", type=click.FloatRange(min=0.5), default=30.0, show_default=True, help="Per-server deadline."
 )
 @click.option(
-    "--protocol-era", type=click.Choice(("auto", "legacy", "modern")), default="auto", show_default=True
+    "--protocol-era",
+    type=click.Choice(("auto", "legacy", "modern")),
+    default="auto",
+    show_default=True,
+    help=PROTOCOL_ERA_HELP,
 )
 @click.option("--only", multiple=True, metavar="NAME", help="Crawl only these entries of the config.")
 @click.option("--all-versions", is_flag=True, help="--from-registry: every version, not only the latest.")
@@ -136,15 +155,31 @@ async def crawl_targets(
     "env",
     multiple=True,
     metavar="NAME=VALUE",
-    help="--from-registry: a value for an entry's environment variable, argument or {variable}.",
+    help="--from-registry: SERVER/NAME=VALUE, a value for that server's variable, argument or {variable}.",
 )
 @click.option(
-    "--header", "header", multiple=True, metavar="'NAME: VALUE'", help="--from-registry: a remote's header."
+    "--header",
+    "header",
+    multiple=True,
+    metavar="'SERVER/NAME: VALUE'",
+    help="--from-registry: a header for that server's remote.",
+)
+@click.option(
+    "--allow-private-remotes",
+    is_flag=True,
+    help="--from-registry: inspect remotes over http or at loopback and private addresses too.",
 )
 @click.option(
     "--secrets",
     type=click.Path(exists=True, dir_okay=False),
-    help='--from-registry: a JSON file of NAME: value, or "registry/name": {NAME: value}.',
+    help='--from-registry: a JSON file of "registry/name": {NAME: value}, each for its server only.',
+)
+@click.option(
+    "--sandbox",
+    "sandbox",
+    type=click.Choice(("on", "off")),
+    default=None,
+    help="Run each stdio server in the sandbox (default on, or MCPDEX_SANDBOX); off runs them as you.",
 )
 @format_option("text", "json")
 def crawl(
@@ -162,6 +197,8 @@ def crawl(
     env: tuple[str, ...],
     header: tuple[str, ...],
     secrets: str | None,
+    allow_private_remotes: bool,
+    sandbox: str | None,
     fmt: str,
 ) -> None:
     """Inspect every server of CONFIG (an mcpServers file), or of the official MCP Registry, concurrently.
@@ -172,8 +209,20 @@ def crawl(
     \b
     mcpdex crawl servers.json --concurrency 8 --save
     mcpdex crawl --from-registry --save --secrets secrets.json
+
+    Each stdio server runs in the sandbox (registry/inspecting/sandbox.py): no host files beyond its
+    own, no environment beyond its own, no network; a config entry widens it with "sandbox":
+    {"network": true, "read": ["/path"], "write": ["/dir"]}. Where no sandbox can be made the crawl
+    refuses to start; --sandbox off (or MCPDEX_SANDBOX=off) runs the servers as you. A registry npm
+    or PyPI package is fetched first, install scripts off, into a folder of its own (within 300 s,
+    besides --timeout), then run offline; --sandbox off runs it with npx -y or uvx instead.
     """
     from registry.core.errors import InspectionError, UsageError
+    from registry.inspecting.sandbox import mode_from, require
+
+    sandboxed = mode_from(sandbox, default="on") == "on"
+    if sandboxed:
+        require()
 
     registry_only = {
         "--all-versions": all_versions,
@@ -182,6 +231,7 @@ def crawl(
         "--env": env,
         "--header": header,
         "--secrets": secrets,
+        "--allow-private-remotes": allow_private_remotes,
     }
     if from_registry is None:
         used = [flag for flag, value in registry_only.items() if value]
@@ -189,7 +239,7 @@ def crawl(
             raise UsageError(f"{', '.join(used)} apply to --from-registry; add it, or drop them")
         if config is None:
             raise UsageError("give CONFIG (an mcpServers file) or --from-registry [URL]")
-        targets = _config_targets(config, only)
+        targets = _config_targets(config, only, sandboxed)
         plans: list[EntryPlan] = []
         labels: dict[str, str] = {}
     else:
@@ -217,13 +267,16 @@ def crawl(
                 updated_since=updated_since,
                 force=force,
                 inputs=_inputs(env, header, secrets),
+                sandboxed=sandboxed,
+                allow_private_remotes=allow_private_remotes,
             )
             for plan in plans:
                 if plan.target is not None:
                     targets[plan.entry.key] = plan.target
                     labels[plan.entry.key] = plan.entry.version or ""
+        packages = {plan.entry.key: plan.package for plan in plans if plan.package is not None}
         started = time.perf_counter()
-        results = _run(targets, store, plans, concurrency, timeout, protocol_era, labels)
+        results = _run(targets, store, plans, concurrency, timeout, protocol_era, labels, packages)
         elapsed = time.perf_counter() - started
         from registry.storage.store import Store
 
@@ -247,11 +300,17 @@ def crawl(
         raise InspectionError(f"none of the {len(rows)} servers in {source} could be inspected")
 
 
-def _config_targets(config: str, only: tuple[str, ...]) -> dict[str, Any]:
+def _config_targets(config: str, only: tuple[str, ...], sandboxed: bool) -> dict[str, Any]:
     from registry.core.errors import UsageError
-    from registry.inspecting.targets import config_servers
+    from registry.inspecting.sandbox import policy_from_entry
+    from registry.inspecting.targets import config_sandbox_specs, config_servers
 
     targets = config_servers(config)
+    specs = config_sandbox_specs(config)
+    for name, target in targets.items():
+        policy = policy_from_entry(specs.get(name), f"{config}: mcpServers.{name}")
+        if sandboxed and target.transport == "stdio":
+            target.sandbox = policy
     if only:
         missing = sorted(set(only) - set(targets))
         if missing:
@@ -270,6 +329,7 @@ def _run(
     timeout: float,
     protocol_era: str,
     labels: dict[str, str],
+    packages: dict[str, Any],
 ) -> list[CrawlResult]:
     import anyio
 
@@ -308,6 +368,7 @@ def _run(
                     protocol_era=protocol_era,
                     on_done=done,
                     labels=labels,
+                    packages=packages,
                 )
             )
     except ExceptionGroup as group:
@@ -333,6 +394,7 @@ class EntryPlan:
     reason: str | None = None
     target: Any = None
     kind: str | None = None
+    package: Any = None  # the npm or PyPI package a sandboxed crawl fetches first (a PackageSpec)
 
     def row(self, results: list[CrawlResult]) -> dict[str, Any]:
         outcome, reason = self.outcome, self.reason
@@ -351,11 +413,24 @@ class EntryPlan:
 
 
 def _inputs(env: tuple[str, ...], header: tuple[str, ...], secrets: str | None) -> Inputs:
+    """What the user supplied, each value for the one server its key names (``SERVER/NAME=VALUE``,
+    ``'SERVER/Name: value'``, a secrets file of ``SERVER: {NAME: value}``)."""
     from registry.commands._target import pairs
+    from registry.core.errors import UsageError
 
     inputs = load_secrets(secrets) if secrets else Inputs()
-    inputs.values.update(pairs(env, "=", "--env", "NAME=VALUE"))
-    inputs.values.update(pairs(header, ":", "--header", "'Name: value'"))
+    for flag, values, sep, example in (
+        ("--env", env, "=", "SERVER/NAME=VALUE"),
+        ("--header", header, ":", "'SERVER/Name: value'"),
+    ):
+        for key, value in pairs(values, sep, flag, example).items():
+            server, slash, name = key.rpartition("/")
+            if not slash or "/" not in server or not name:
+                raise UsageError(
+                    f"{flag} {key}: names no server, so it would reach every entry that asks for it; "
+                    f"write it as {flag} io.github.owner/server/{key}{sep}… for the server it is meant for"
+                )
+            inputs.per_server.setdefault(server, {})[name] = value
     return inputs
 
 
@@ -367,6 +442,8 @@ def _plan_registry(
     updated_since: str | None,
     force: bool,
     inputs: Inputs,
+    sandboxed: bool = True,
+    allow_private_remotes: bool = False,
 ) -> tuple[list[EntryPlan], str | None]:
     """The plan for every selected entry of ``source``, and the newest ``updatedAt`` among them."""
     from registry.core.errors import UsageError
@@ -409,7 +486,7 @@ def _plan_registry(
             plans.append(EntryPlan(entry, "recorded", "already recorded; --force inspects it again"))
         else:
             try:
-                launch = entry_launch(entry, inputs)
+                launch = entry_launch(entry, inputs, allow_private_remotes=allow_private_remotes)
             except EntrySkipped as exc:
                 plans.append(EntryPlan(entry, "skipped", str(exc)))
                 continue
@@ -423,7 +500,15 @@ def _plan_registry(
                 url=launch.url,
                 headers=launch.headers,
             )
-            plans.append(EntryPlan(entry, "inspect", target=target, kind=launch.kind))
+            package = None
+            if sandboxed and target.transport == "stdio":
+                from registry.inspecting.sandbox import SandboxPolicy
+
+                target.sandbox = SandboxPolicy()
+                if launch.package is not None:
+                    # Fetched first, then run offline with only its own environment (no runner's).
+                    package, target.env = launch.package, launch.server_env
+            plans.append(EntryPlan(entry, "inspect", target=target, kind=launch.kind, package=package))
     return plans, newest
 
 

@@ -83,7 +83,7 @@ def probe(
     could not run.
 
     \b
-    mcpdex probe -- npx @modelcontextprotocol/server-memory
+    mcpdex probe -- npx -y @modelcontextprotocol/server-memory
     mcpdex probe --map recall=search_notes -- my-memory-server
     mcpdex probe --allow-writes --format markdown -- mcpdex memory --db /tmp/probe.db
     mcpdex probe --allow-writes --save http://127.0.0.1:8765/mcp

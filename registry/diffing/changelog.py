@@ -85,6 +85,8 @@ def headline(entry: dict[str, Any]) -> str:
         return f"{entry['display']} ({entry['date']}): no contract changes{also}"
     parts = [f"{total} change{'s' if total != 1 else ''}"]
     parts += [f"{counts[level]} {level}" for level in ("breaking", "warning") if counts[level]]
+    if counts.get("lint"):
+        parts.append(f"{counts['lint']} description lint{'s' if counts['lint'] != 1 else ''}")
     return f"{entry['display']} ({entry['date']}): {', '.join(parts)}{also}"
 
 

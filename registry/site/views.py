@@ -190,6 +190,8 @@ def _overview(server: ServerData) -> dict[str, Any]:
         "recorded": bool(snapshot),
         "reported_name": as_text(info.get("name")),
         "title": as_text(info.get("title")),
+        "description": as_text(info.get("description")),
+        "website": as_text(info.get("websiteUrl")),
         "version": server_version(snapshot) if snapshot else "",
         "protocol": as_text(snapshot.get("protocolVersion")),
         "transport": as_text(source.get("transport")),
