@@ -35,7 +35,9 @@ SANDBOX_HOME = "/sandbox/home"
 
 # What the sandbox allows a server, one row per limit: (name, prlimit flag, value, what it is).
 LIMITS: tuple[tuple[str, str, int, str], ...] = (
-    ("addressSpaceMiB", "--as", 2048, "virtual memory of each process"),
+    # Lifted where the memory cgroup bounds the server: V8 reserves about 10 GiB of address space for
+    # each WebAssembly memory (Node's fetch is one), far more than it uses, and fails under this cap.
+    ("addressSpaceMiB", "--as", 2048, "virtual memory of each process, where no memory cgroup can be made"),
     ("cpuSeconds", "--cpu", 120, "CPU time of each process"),
     ("fileSizeMiB", "--fsize", 64, "largest file a process may write"),
     ("openFiles", "--nofile", 512, "open files of each process"),
@@ -357,8 +359,10 @@ def wrap(
     unknown = sorted(set(chosen) - {name for name, *_ in LIMITS})
     if unknown:
         raise ValueError(f"no sandbox limit is named {unknown[0]!r}")
+    cgroups, memory_bounded = _make_cgroups()
+    if memory_bounded:
+        chosen["addressSpaceMiB"] = -1
     capped = ["prlimit", *(f"{flag}={_limit_value(name, chosen[name])}" for name, flag, _, _ in LIMITS), "--"]
-    cgroups = _make_cgroups()
     join: list[str] = []
     if cgroups:
         # A shell (as the caller, before the drop) moves itself into the cgroups, then becomes the rest.
@@ -372,7 +376,9 @@ def wrap(
     )
 
 
-def _limit_value(name: str, value: int) -> int:
+def _limit_value(name: str, value: int) -> int | str:
+    if value < 0:
+        return "unlimited"
     return value << 20 if name.endswith("MiB") else value
 
 
@@ -395,9 +401,9 @@ def _own_cgroup(controller: str) -> Path | None:
     return None
 
 
-def _make_cgroups() -> list[Path]:
+def _make_cgroups() -> tuple[list[Path], bool]:
     """A fresh memory and pids cgroup below our own, where we may make them (else none: prlimit
-    alone then bounds the server)."""
+    alone then bounds the server), and whether one of them bounds memory."""
     name = f"mcpdex-{secrets.token_hex(6)}"
     wanted: dict[Path, dict[str, int]] = {}
     for controller, files in (
@@ -408,22 +414,24 @@ def _make_cgroups() -> list[Path]:
         if parent is not None:
             wanted.setdefault(parent / name, {}).update(files)
     made: list[Path] = []
+    memory_bounded = False
     for group, files in wanted.items():
         try:
             group.mkdir()
         except OSError:
             continue
-        wrote = False
+        wrote = set()
         for file, value in files.items():
             with contextlib.suppress(OSError):
                 (group / file).write_text(str(value))
-                wrote = True
+                wrote.add(file)
         if wrote:
             made.append(group)
+            memory_bounded = memory_bounded or any(file.startswith("memory.") for file in wrote)
         else:
             with contextlib.suppress(OSError):
                 group.rmdir()
-    return made
+    return made, memory_bounded
 
 
 @contextlib.contextmanager

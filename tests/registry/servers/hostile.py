@@ -73,10 +73,22 @@ def double_fork() -> str:
 
 
 def allocate() -> str:
+    """In a child, so that a memory cgroup's OOM killer ends the allocation and not the report."""
     size = int(os.environ["HOSTILE_ALLOC_MIB"]) << 20
-    block = bytearray(size)
-    for offset in range(0, size, 4096):  # touch every page, so the memory is really taken
-        block[offset] = 1
+    child = os.fork()
+    if child == 0:
+        try:
+            block = bytearray(size)
+            for offset in range(0, size, 4096):  # touch every page, so the memory is really taken
+                block[offset] = 1
+        except MemoryError:
+            os._exit(3)
+        os._exit(0)
+    _, status = os.waitpid(child, 0)
+    if os.WIFSIGNALED(status):
+        raise MemoryError(f"killed by signal {os.WTERMSIG(status)}")
+    if os.WEXITSTATUS(status) == 3:
+        raise MemoryError("the allocation failed")
     return f"allocated {size >> 20} MiB"
 
 
