@@ -44,6 +44,30 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def wait_until_served(process: subprocess.Popen[bytes], url: str, log: Path, what: str) -> None:
+    """Wait up to 60 s until ``url`` answers (any answer means the port is served), failing with the
+    process's log if it exits first."""
+    deadline = time.monotonic() + 60
+    while True:
+        assert process.poll() is None, log.read_text()
+        try:
+            httpx.get(url, timeout=2)
+            return
+        except httpx.TransportError:
+            assert time.monotonic() < deadline, f"{what} did not listen within 60 s"
+            time.sleep(0.2)
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    """Terminate ``process``, killing it if it has not exited 15 s later."""
+    process.terminate()
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=5)
+
+
 @pytest.fixture(scope="module")
 def memory_http(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """``mcpdex memory --http`` on a free loopback port with a fresh graph; yields its /mcp URL."""
@@ -67,21 +91,8 @@ def memory_http(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     )
     url = f"http://127.0.0.1:{port}/mcp"
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert process.poll() is None, (folder / "memory.log").read_text()
-            try:
-                httpx.get(url, timeout=2)  # any answer means the port is served
-                break
-            except httpx.TransportError:
-                assert time.monotonic() < deadline, "mcpdex memory --http did not listen within 60 s"
-                time.sleep(0.2)
+        wait_until_served(process, url, folder / "memory.log", "mcpdex memory --http")
         yield url
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=5)
+        stop(process)
         log.close()

@@ -9,7 +9,6 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,7 @@ from registry.storage.store import open_store
 from registry.storage.tokens import open_tokens
 from tests.conftest import REPO
 from tests.registry import test_serve
-from tests.registry.conftest import free_port
+from tests.registry.conftest import free_port, stop, wait_until_served
 from tests.registry.test_serve import SERVER, bearer, error_code, make_snapshot, submit
 
 registry_url, secrets, client = test_serve.registry_url, test_serve.secrets, test_serve.client
@@ -46,27 +45,14 @@ def live_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str
     process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert process.poll() is None, (folder / "serve.log").read_text()
-            try:
-                httpx.get(f"{base}/api/limits", timeout=2)
-                break
-            except httpx.TransportError:
-                assert time.monotonic() < deadline, "mcpdex serve did not listen within 60 s"
-                time.sleep(0.2)
+        wait_until_served(process, f"{base}/api/limits", folder / "serve.log", "mcpdex serve")
         answer = httpx.post(
             f"{base}/api/servers/{SERVER}/inspections", json=make_snapshot("1.0.0"), headers=bearer(secret)
         )
         assert answer.status_code == 201, answer.text
         yield base, secret
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=5)
+        stop(process)
 
 
 @pytest.mark.slow
