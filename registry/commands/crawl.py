@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from registry.commands._options import SERVICE_HELP, format_option, registry_option
+from registry.core.templating import counted
 from registry.core.timestamps import parse_utc, utc_now
 from registry.diffing.context_cost import context_cost
 from registry.inspecting.official.entries import OFFICIAL_REGISTRY, RegistryEntry
@@ -146,6 +147,25 @@ async def crawl_targets(
     type=click.Path(exists=True, dir_okay=False),
     help='--from-registry: a JSON file of NAME: value, or "registry/name": {NAME: value}.',
 )
+@click.option(
+    "--enqueue",
+    is_flag=True,
+    help="Queue the pass as one job per server on --queue and return; `mcpdex worker` runs them.",
+)
+@click.option(
+    "--queue",
+    "queue_url",
+    metavar="URL",
+    envvar="MCPDEX_QUEUE",
+    help="--enqueue: redis://HOST:PORT/DB or amqp://USER:PASSWORD@HOST:PORT/ (or MCPDEX_QUEUE).",
+)
+@click.option(
+    "--attempts",
+    type=click.IntRange(min=1, max=10),
+    default=3,
+    show_default=True,
+    help="--enqueue: inspections of a failing server before its failure is recorded.",
+)
 @format_option("text", "json")
 def crawl(
     config: str | None,
@@ -162,6 +182,9 @@ def crawl(
     env: tuple[str, ...],
     header: tuple[str, ...],
     secrets: str | None,
+    enqueue: bool,
+    queue_url: str | None,
+    attempts: int,
     fmt: str,
 ) -> None:
     """Inspect every server of CONFIG (an mcpServers file), or of the official MCP Registry, concurrently.
@@ -172,6 +195,7 @@ def crawl(
     \b
     mcpdex crawl servers.json --concurrency 8 --save
     mcpdex crawl --from-registry --save --secrets secrets.json
+    mcpdex crawl servers.json --enqueue --registry postgresql://… --queue redis://127.0.0.1:6379/0
     """
     from registry.core.errors import InspectionError, UsageError
 
@@ -197,8 +221,10 @@ def crawl(
             raise UsageError("--from-registry replaces CONFIG and --only; give one source")
         targets, labels, plans = {}, {}, []
 
+    if enqueue and not queue_url:
+        raise UsageError("--enqueue needs --queue URL (or MCPDEX_QUEUE), the broker the workers read")
     store: Registry | None = None
-    if save:
+    if save or enqueue:
         from registry.core.names import server_name_problem
         from registry.storage.client import open_registry
 
@@ -222,6 +248,22 @@ def crawl(
                 if plan.target is not None:
                     targets[plan.entry.key] = plan.target
                     labels[plan.entry.key] = plan.entry.version or ""
+        if enqueue:
+            from registry.queue.passes import enqueue_crawl
+
+            names = {plan.entry.key: plan.entry.name for plan in plans}
+            queued = enqueue_crawl(
+                str(queue_url), targets, names=names, labels=labels, plans=plans,
+                timeout=timeout, protocol_era=protocol_era, attempts=attempts,
+            )  # fmt: skip
+            from registry.storage.store import Store
+
+            if isinstance(store, Store) and from_registry is not None:
+                _record_plans(store, [plan for plan in plans if plan.outcome != "inspect"], [])
+                store.record_sync(from_registry, sync_from)
+            click.echo(json.dumps(queued, indent=2, sort_keys=True) if fmt == "json" else
+                       f"queued pass {queued['pass']}: {counted(queued['jobs'], 'server')}")  # fmt: skip
+            return
         started = time.perf_counter()
         results = _run(targets, store, plans, concurrency, timeout, protocol_era, labels)
         elapsed = time.perf_counter() - started

@@ -1,0 +1,180 @@
+"""The distributed crawl on a real broker (Redis and RabbitMQ): three worker processes, one of them
+SIGKILLed in the middle of a job, still leave exactly one outcome per server, and a second pass of
+the same servers records no new version."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from registry.queue.passes import pass_outcomes
+from registry.storage.store import open_store
+from tests.conftest import require
+
+SERVERS = Path(__file__).parent / "servers"
+BROKERS = {
+    "redis": os.environ.get("MCPDEX_TEST_REDIS_URL", "redis://127.0.0.1:6379/0"),
+    "rabbitmq": os.environ.get("MCPDEX_TEST_AMQP_URL", "amqp://guest:guest@127.0.0.1:5672/"),
+}
+
+
+def _reachable(url: str) -> bool:
+    parts = urlsplit(url)
+    try:
+        with socket.create_connection((parts.hostname or "127.0.0.1", parts.port or 0), timeout=2):
+            return True
+    except OSError:
+        return False
+
+
+@pytest.fixture(params=sorted(BROKERS))
+def queue(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch):
+    """A broker URL and a queue name of this test's own, the queue removed afterwards."""
+    url = BROKERS[request.param]
+    require(
+        _reachable(url), f"no {request.param} broker at {url} (set MCPDEX_TEST_{request.param.upper()}_URL)"
+    )
+    name = f"mcpdex-test-{uuid.uuid4().hex[:10]}"
+    monkeypatch.setenv("MCPDEX_QUEUE_NAME", name)
+    yield url
+    _drop_queue(request.param, url, name)
+
+
+def _drop_queue(kind: str, url: str, name: str) -> None:
+    if kind == "redis":
+        import redis
+
+        client = redis.Redis.from_url(url)
+        keys = [key for pattern in (f"mcpdex:{name}*",) for key in client.scan_iter(pattern)]
+        if keys:
+            client.delete(*keys)
+        client.close()
+    else:
+        import pika
+
+        connection = pika.BlockingConnection(pika.URLParameters(url))
+        channel = connection.channel()
+        for queue_name in (name, f"{name}.DQ", f"{name}.XQ"):
+            channel.queue_delete(queue_name)
+        connection.close()
+
+
+def _mcpdex(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "registry", *args], capture_output=True, text=True, timeout=120, env=env
+    )
+
+
+def _config(tmp_path: Path, marks: Path, count: int) -> Path:
+    servers = {
+        f"slow-{index}": {
+            "command": sys.executable,
+            "args": [str(SERVERS / "slow_start.py")],
+            "env": {"SLOW_START_S": "1.5", "SLOW_TOOL": f"tool_{index}", "SLOW_MARKS": str(marks)},
+        }
+        for index in range(count)
+    }
+    servers["missing"] = {"command": str(tmp_path / "no-such-server")}
+    config = tmp_path / "servers.json"
+    config.write_text(json.dumps({"mcpServers": servers}))
+    return config
+
+
+def _enqueue(config: Path, registry: str, queue: str) -> str:
+    result = _mcpdex(
+        "crawl", str(config), "--enqueue", "--registry", registry, "--queue", queue,
+        "--attempts", "2", "--timeout", "20", "--format", "json",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    body = json.loads(result.stdout)
+    assert body["jobs"] == len(json.loads(config.read_text())["mcpServers"])
+    return str(body["pass"])
+
+
+def _wait_for(registry: str, pass_id: str, count: int, seconds: float) -> list:
+    deadline = time.monotonic() + seconds
+    while True:
+        with open_store(registry) as store:
+            outcomes = pass_outcomes(store, pass_id)
+        if len(outcomes) >= count or time.monotonic() > deadline:
+            return outcomes
+        time.sleep(0.5)
+
+
+@pytest.mark.slow
+def test_three_workers_one_killed_mid_job_leave_one_outcome_per_server(queue, tmp_path):
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    config = _config(tmp_path, marks, count=8)
+    registry = f"sqlite:///{tmp_path / 'r.sqlite'}"
+    pass_id = _enqueue(config, registry, queue)
+    worker_args = [
+        sys.executable, "-m", "registry", "worker", "--registry", registry, "--queue", queue,
+        "--concurrency", "1", "--visibility-timeout", "3", "--retry-backoff", "0.2",
+    ]  # fmt: skip
+    workers = [subprocess.Popen(worker_args, stderr=subprocess.DEVNULL) for _ in range(3)]
+    try:
+        # The first server a worker starts tells which worker is in the middle of a job: kill it there.
+        deadline = time.monotonic() + 60
+        while not any(marks.iterdir()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        first = next(iter(marks.iterdir()))
+        victim = next(w for w in workers if w.pid == int(first.name.split("-")[0]))
+        victim.send_signal(signal.SIGKILL)
+        victim.wait(10)
+
+        outcomes = _wait_for(registry, pass_id, count=9, seconds=120)
+        by_server = {o.server: o for o in outcomes}
+        assert len(outcomes) == len(by_server) == 9, [o.server for o in outcomes]
+        assert sorted(by_server) == sorted(["missing", *(f"slow-{i}" for i in range(8))])
+        assert all(by_server[f"slow-{i}"].ok for i in range(8))
+        assert not by_server["missing"].ok and "after 2 attempts" in (by_server["missing"].error or "")
+        # The killed worker's server was inspected again by another worker, and recorded once.
+        killed_server = f"slow-{first.read_text().removeprefix('tool_')}"
+        assert len([m for m in marks.iterdir() if m.read_text() == f"tool_{killed_server[5:]}"]) == 2
+        with open_store(registry) as store:
+            for name in by_server:
+                assert len(store.inspections(name)) == 1, name
+                assert len(store.versions(name)) == (0 if name == "missing" else 1), name
+
+        # The same servers again: every one inspected once more, none makes a new version.
+        second = _enqueue(config, registry, queue)
+        again = _wait_for(registry, second, count=9, seconds=120)
+        assert len(again) == 9 and not any(o.new_version for o in again)
+        with open_store(registry) as store:
+            assert all(len(store.versions(f"slow-{i}")) == 1 for i in range(8))
+    finally:
+        for w in workers:
+            if w.poll() is None:
+                w.send_signal(signal.SIGTERM)
+        for w in workers:
+            try:
+                w.wait(30)
+            except subprocess.TimeoutExpired:
+                w.kill()
+
+
+def test_enqueue_without_a_queue_names_the_option(tmp_path, monkeypatch):
+    monkeypatch.delenv("MCPDEX_QUEUE", raising=False)
+    config = _config(tmp_path, tmp_path, count=1)
+    result = _mcpdex("crawl", str(config), "--enqueue", "--registry", f"sqlite:///{tmp_path / 'r.sqlite'}")
+    assert result.returncode == 2 and "--enqueue needs --queue URL" in result.stderr
+
+
+def test_a_queue_url_of_another_scheme_is_refused_with_the_forms_it_takes(tmp_path):
+    config = _config(tmp_path, tmp_path, count=1)
+    result = _mcpdex(
+        "crawl", str(config), "--enqueue", "--registry", f"sqlite:///{tmp_path / 'r.sqlite'}",
+        "--queue", "http://127.0.0.1:6379",
+    )  # fmt: skip
+    assert result.returncode == 2 and "give a redis://" in result.stderr
