@@ -2,10 +2,10 @@
 
 A page shows a server's versions (label, digest, first and last seen), its newest inspections, the
 scorecard and profile stored with a version, its official-registry entries and its title. Every
-row of those is read here in a few whole-table queries (snapshots aside: a version's digest stands
-for its snapshot), so that ``mcpdex report`` tells which servers changed since the last build in
-well under a second at tens of thousands of servers. Inspections are only ever added, so their
-count and newest id stand for them.
+row of those is read here in six whole-table queries (snapshots aside: a version's digest stands
+for its snapshot), through the store's plain reads (sqlite3 itself for SQLite), so that ``mcpdex
+report`` tells which servers changed since the last build in well under a second at tens of
+thousands of servers. Inspections are only ever added, so their count and newest id stand for them.
 """
 
 from __future__ import annotations
@@ -14,46 +14,42 @@ import hashlib
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
-from registry.storage.schema import tables
-
 if TYPE_CHECKING:
     from registry.storage.store import Store
+
+_SERVERS = "SELECT id, name, title FROM servers"
+_VERSIONS = "SELECT id, server_id, label, digest, first_seen, last_seen FROM versions ORDER BY id"
+_INSPECTIONS = "SELECT server_id, COUNT(*), MAX(id) FROM inspections GROUP BY server_id"
+_SCORES = "SELECT version_id, id, scorer, scored_at FROM scores ORDER BY id"
+_PROFILES = "SELECT version_id, id, saved_at FROM profiles ORDER BY id"
+_ENTRIES = (
+    "SELECT name, version, status, status_message, published_at, updated_at, is_latest, server_json, "
+    "outcome, reason, seen_at FROM registry_entries ORDER BY id"
+)
 
 
 def page_inputs(store: Store) -> dict[str, str]:
     """Server name → a sha256 of every stored row its pages are built from."""
-    import sqlalchemy as sa
-
-    t = tables()
-    s, v, i, sc, p, r = (
-        t.servers.c,
-        t.versions.c,
-        t.inspections.c,
-        t.scores.c,
-        t.profiles.c,
-        t.registry_entries.c,
-    )
+    servers = {int(row[0]): (row[1], row[2]) for row in _rows(store, _SERVERS)}
     parts: dict[int, list[Any]] = defaultdict(list)
-    with store.engine.connect() as conn:
-        servers = {row.id: row for row in conn.execute(sa.select(s.id, s.name, s.title))}
-        version_server: dict[int, int] = {}
-        for row in conn.execute(
-            sa.select(v.id, v.server_id, v.label, v.digest, v.first_seen, v.last_seen).order_by(v.id)
-        ):
-            version_server[row.id] = row.server_id
-            parts[row.server_id].append(("v", *row))
-        for counts in conn.execute(
-            sa.select(i.server_id, sa.func.count(), sa.func.max(i.id)).group_by(i.server_id)
-        ):
-            parts[counts[0]].append(("i", *counts))
-        for score in conn.execute(sa.select(sc.id, sc.version_id, sc.scorer, sc.scored_at).order_by(sc.id)):
-            parts[version_server.get(score.version_id, -1)].append(("s", *score))
-        for profile in conn.execute(sa.select(p.id, p.version_id, p.saved_at).order_by(p.id)):
-            parts[version_server.get(profile.version_id, -1)].append(("p", *profile))
-        ids = {row.name: server_id for server_id, row in servers.items()}
-        for entry in conn.execute(sa.select(t.registry_entries).order_by(r.id)):
-            parts[ids.get(entry.name, -1)].append(("r", *entry))
+    version_server: dict[int, int] = {}
+    for row in _rows(store, _VERSIONS):
+        version_server[int(row[0])] = int(row[1])
+        parts[int(row[1])].append(("v", *row))
+    for row in _rows(store, _INSPECTIONS):
+        parts[int(row[0])].append(("i", *row))
+    for kind, sql in (("s", _SCORES), ("p", _PROFILES)):
+        for row in _rows(store, sql):
+            parts[version_server.get(int(row[0]), -1)].append((kind, *row))
+    ids = {name: server_id for server_id, (name, _) in servers.items()}
+    for row in _rows(store, _ENTRIES):
+        parts[ids.get(row[0], -1)].append(("r", *row))
     return {
-        row.name: hashlib.sha256(repr((row.name, row.title, parts[server_id])).encode()).hexdigest()
-        for server_id, row in servers.items()
+        name: hashlib.sha256(repr((name, title, parts[server_id])).encode()).hexdigest()
+        for server_id, (name, title) in servers.items()
     }
+
+
+def _rows(store: Store, sql: str) -> list[tuple[Any, ...]]:
+    """The rows of ``sql`` as plain tuples (sqlite3 rows and SQLAlchemy mappings alike)."""
+    return [tuple(row.values()) if hasattr(row, "values") else tuple(row) for row in store._query(sql)]
