@@ -166,6 +166,19 @@ async def crawl_targets(
     show_default=True,
     help="--enqueue: inspections of a failing server before its failure is recorded.",
 )
+@click.option(
+    "--watch",
+    type=click.FloatRange(min=1),
+    metavar="SECONDS",
+    help="--enqueue: queue a pass now and every SECONDS until stopped; --from-registry passes queue "
+    "the entries updated since the last one.",
+)
+@click.option(
+    "--all-every",
+    type=click.FloatRange(min=1),
+    metavar="SECONDS",
+    help="--watch --from-registry: every SECONDS, queue every entry again (as --force does).",
+)
 @format_option("text", "json")
 def crawl(
     config: str | None,
@@ -185,6 +198,8 @@ def crawl(
     enqueue: bool,
     queue_url: str | None,
     attempts: int,
+    watch: float | None,
+    all_every: float | None,
     fmt: str,
 ) -> None:
     """Inspect every server of CONFIG (an mcpServers file), or of the official MCP Registry, concurrently.
@@ -223,6 +238,9 @@ def crawl(
 
     if enqueue and not queue_url:
         raise UsageError("--enqueue needs --queue URL (or MCPDEX_QUEUE), the broker the workers read")
+    if watch is not None or all_every is not None:
+        _watch(click.get_current_context(), enqueue=enqueue, watch=watch, all_every=all_every)
+        return
     store: Registry | None = None
     if save or enqueue:
         from registry.core.names import server_name_problem
@@ -287,6 +305,29 @@ def crawl(
     if rows and all(not r["ok"] for r in rows):
         source = config or from_registry
         raise InspectionError(f"none of the {len(rows)} servers in {source} could be inspected")
+
+
+def _watch(ctx: click.Context, *, enqueue: bool, watch: float | None, all_every: float | None) -> None:
+    """Queue passes until stopped: this command again, every ``watch`` seconds."""
+    from registry.core.errors import UsageError
+    from registry.queue.watch import watch as watch_passes
+
+    if not enqueue or watch is None:
+        raise UsageError("--watch queues passes for workers: give --enqueue and --watch SECONDS"
+                         if not enqueue else "--all-every applies to --watch SECONDS; add it")  # fmt: skip
+    if all_every is not None and ctx.params["from_registry"] is None:
+        raise UsageError("--all-every applies to --from-registry; every pass of a config queues every server")
+    params = {**ctx.params, "watch": None, "all_every": None}
+
+    def one(everything: bool) -> None:
+        ctx.invoke(crawl, **{**params, "force": params["force"] or (everything and all_every is not None)})
+
+    watch_passes(
+        one,
+        period_s=watch,
+        everything_every_s=all_every,
+        on_error=lambda exc: click.echo(f"crawl: this pass was not queued: {exc}", err=True),
+    )
 
 
 def _config_targets(config: str, only: tuple[str, ...]) -> dict[str, Any]:

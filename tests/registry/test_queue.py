@@ -178,3 +178,29 @@ def test_a_queue_url_of_another_scheme_is_refused_with_the_forms_it_takes(tmp_pa
         "--queue", "http://127.0.0.1:6379",
     )  # fmt: skip
     assert result.returncode == 2 and "give a redis://" in result.stderr
+
+
+def test_watch_queues_a_pass_every_period_until_stopped(queue, tmp_path):
+    config = _config(tmp_path, tmp_path, count=2)
+    registry = f"sqlite:///{tmp_path / 'r.sqlite'}"
+    watcher = subprocess.Popen(
+        [sys.executable, "-m", "registry", "crawl", str(config), "--enqueue", "--watch", "1",
+         "--registry", registry, "--queue", queue],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    time.sleep(4.5)
+    watcher.send_signal(signal.SIGTERM)
+    out, err = watcher.communicate(timeout=30)
+    assert watcher.returncode == 0, err
+    passes = [line for line in out.splitlines() if line.startswith("queued pass ")]
+    assert 3 <= len(passes) <= 6 and all(line.endswith(": 3 servers") for line in passes), out
+    assert len({line.split()[2] for line in passes}) == len(passes)  # a new pass id each time
+
+
+def test_all_every_needs_the_official_registry(tmp_path):
+    config = _config(tmp_path, tmp_path, count=1)
+    result = _mcpdex(
+        "crawl", str(config), "--enqueue", "--queue", "redis://127.0.0.1:6379/0", "--watch", "5",
+        "--all-every", "60", "--registry", f"sqlite:///{tmp_path / 'r.sqlite'}",
+    )  # fmt: skip
+    assert result.returncode == 2 and "--all-every applies to --from-registry" in result.stderr
