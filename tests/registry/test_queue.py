@@ -204,3 +204,70 @@ def test_all_every_needs_the_official_registry(tmp_path):
         "--all-every", "60", "--registry", f"sqlite:///{tmp_path / 'r.sqlite'}",
     )  # fmt: skip
     assert result.returncode == 2 and "--all-every applies to --from-registry" in result.stderr
+
+
+def test_an_unchanged_registry_feed_queues_nothing_and_renders_no_page_again(queue, tmp_path, memory_http):
+    meta = {
+        "io.modelcontextprotocol.registry/official": {
+            "status": "active",
+            "updatedAt": "2026-11-01T00:00:00Z",
+            "isLatest": True,
+        }
+    }
+    feed = tmp_path / "feed.json"
+    feed.write_text(json.dumps({"servers": [
+        {"server": {"name": f"io.github.test/memory-{n}", "description": "Memory over HTTP.",
+                    "version": "1.0.0", "remotes": [{"type": "streamable-http", "url": memory_http}]},
+         "_meta": meta}
+        for n in (1, 2)
+    ], "metadata": {"count": 2}}))  # fmt: skip
+    registry = f"sqlite:///{tmp_path / 'r.sqlite'}"
+
+    def enqueue() -> dict:
+        result = _mcpdex("crawl", "--from-registry", str(feed), "--enqueue", "--registry", registry,
+                         "--queue", queue, "--format", "json")  # fmt: skip
+        assert result.returncode == 0, result.stderr
+        return json.loads(result.stdout)
+
+    worker = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "registry",
+            "worker",
+            "--registry",
+            registry,
+            "--queue",
+            queue,
+            "--concurrency",
+            "2",
+        ],
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        first = enqueue()
+        assert first["jobs"] == 2
+        outcomes = _wait_for(registry, first["pass"], count=2, seconds=90)
+        assert sorted(o.server for o in outcomes) == ["io.github.test/memory-1", "io.github.test/memory-2"]
+        assert all(o.ok and o.new_version for o in outcomes)
+    finally:
+        worker.send_signal(signal.SIGTERM)
+        worker.wait(30)
+    with open_store(registry) as store:
+        assert {(e.name, e.outcome) for e in store.registry_entries()} == {
+            ("io.github.test/memory-1", "ok"), ("io.github.test/memory-2", "ok")}  # fmt: skip
+    site = tmp_path / "site"
+    report = [sys.executable, "-m", "registry", "report", "--out", str(site), "--registry", registry]
+    assert (
+        "(2 rendered, 0 unchanged)"
+        in subprocess.run(report, capture_output=True, text=True, check=True).stderr
+    )
+
+    # The same feed again: every entry is recorded, so nothing is queued, stored or rendered.
+    assert enqueue()["jobs"] == 0
+    with open_store(registry) as store:
+        assert [len(store.inspections(f"io.github.test/memory-{n}")) for n in (1, 2)] == [1, 1]
+    assert (
+        "(0 rendered, 2 unchanged)"
+        in subprocess.run(report, capture_output=True, text=True, check=True).stderr
+    )
