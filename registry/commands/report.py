@@ -162,9 +162,17 @@ def write_site(
             results = list(
                 pool.map(_render_batch, repeat(url), repeat(template_dir), repeat(str(root)), chunks)
             )
-    rendered = {name: BuiltServer(keys[name], row, paths) for batch in results for name, row, paths in batch}
+    rendered = {
+        name: BuiltServer(keys[name], row, html, paths)
+        for batch in results
+        for name, row, html, paths in batch
+    }
     now = {name: kept.get(name) or rendered[name] for name in names}
-    index = render_index_files([now[name].row for name in names], template_dir=template_dir)
+    index = render_index_files(
+        [now[name].row for name in names],
+        template_dir=template_dir,
+        row_html={name: built.html for name, built in now.items()},
+    )
     _write_files(root, index)
     produced = [*index, *(path for name in names for path in now[name].files)]
     listed = [*produced, BUILD_NAME]
@@ -177,14 +185,15 @@ def write_site(
 
 def _render_batch(
     url: str, template_dir: str | None, root: str, batch: list[tuple[str, str]]
-) -> list[tuple[str, dict[str, Any], list[str]]]:
-    """Judge, render and write a list of servers; returns each one's name, index row and files."""
+) -> list[tuple[str, dict[str, Any], str, list[str]]]:
+    """Judge, render and write a list of servers; returns each one's name, index row (data and
+    HTML) and files."""
     from registry.site.server_data import server_data
     from registry.site.views import summary_row
-    from registry.site.writer import render_server_files
+    from registry.site.writer import index_row_html, render_server_files
     from registry.storage.store import open_store
 
-    done: list[tuple[str, dict[str, Any], list[str]]] = []
+    done: list[tuple[str, dict[str, Any], str, list[str]]] = []
     if not batch:
         return done
     with open_store(url) as store:
@@ -194,7 +203,7 @@ def _render_batch(
             _write_files(Path(root), files)
             # As the build record keeps it, so a row kept from an earlier build renders the same.
             row = json.loads(json.dumps(summary_row(data, slug)))
-            done.append((name, row, list(files)))
+            done.append((name, row, index_row_html(row, template_dir=template_dir), list(files)))
     return done
 
 

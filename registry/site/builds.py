@@ -25,10 +25,11 @@ BUILD_NAME = ".mcpdex-build.json"
 
 @dataclass(frozen=True)
 class BuiltServer:
-    """One server as the last build left it: its key, its index row and the files it wrote."""
+    """One server as the last build left it: its key, its index row (data and HTML) and its files."""
 
     key: str
     row: dict[str, Any]
+    html: str
     files: list[str]
 
 
@@ -68,7 +69,9 @@ def read_build(body: bytes | None) -> dict[str, BuiltServer]:
         if document.get("format") != BUILD_FORMAT:
             return {}
         return {
-            name: BuiltServer(str(entry["key"]), dict(entry["row"]), [str(p) for p in entry["files"]])
+            name: BuiltServer(
+                str(entry["key"]), dict(entry["row"]), str(entry["html"]), [str(p) for p in entry["files"]]
+            )
             for name, entry in document["servers"].items()
         }
     except (ValueError, KeyError, TypeError, AttributeError):
@@ -79,7 +82,7 @@ def build_bytes(servers: dict[str, BuiltServer]) -> bytes:
     document = {
         "format": BUILD_FORMAT,
         "servers": {
-            name: {"key": built.key, "row": built.row, "files": built.files}
+            name: {"key": built.key, "row": built.row, "html": built.html, "files": built.files}
             for name, built in sorted(servers.items())
         },
     }
