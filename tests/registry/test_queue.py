@@ -113,10 +113,21 @@ def _wait_for(registry: str, pass_id: str, count: int, seconds: float) -> list:
 
 @pytest.mark.slow
 def test_three_workers_one_killed_mid_job_leave_one_outcome_per_server(queue, tmp_path):
+    _kill_one_of_three(queue, f"sqlite:///{tmp_path / 'r.sqlite'}", tmp_path)
+
+
+@pytest.mark.slow
+@pytest.mark.postgres
+def test_three_workers_on_a_postgresql_registry_one_killed_leave_one_outcome_per_server(
+    queue, postgres_url, tmp_path
+):
+    _kill_one_of_three(queue, postgres_url, tmp_path)
+
+
+def _kill_one_of_three(queue: str, registry: str, tmp_path: Path) -> None:
     marks = tmp_path / "marks"
     marks.mkdir()
     config = _config(tmp_path, marks, count=8)
-    registry = f"sqlite:///{tmp_path / 'r.sqlite'}"
     pass_id = _enqueue(config, registry, queue)
     worker_args = [
         sys.executable, "-m", "registry", "worker", "--registry", registry, "--queue", queue,
