@@ -109,7 +109,13 @@ class JobRunner:
         from registry.inspecting.targets import Target
 
         key = job.key()
-        if recorded_key(self.store, key):
+        recorded = recorded_outcome(self.store, key)
+        if recorded is not None:
+            # A run before this one recorded the inspection and died before it acknowledged the
+            # job, perhaps before it recorded the registry entry too: record that (an upsert) again.
+            if job.registry_entry is not None:
+                with self.write_lock:
+                    _record_entry(self.store, job.registry_entry, recorded)
             return None
         started_at = utc_now()
         started = time.perf_counter()
@@ -181,29 +187,38 @@ def _host_slot(url: str, host: str, limit: int, *, deadline_s: float) -> Any:
 
 
 def _record_entry(store: Store, fields: dict[str, Any], error: str | None) -> None:
+    """The registry entry's row with the job's outcome (``error`` None or '' when it succeeded)."""
     from registry.core.timestamps import utc_now
     from registry.storage.records import RegistryEntryRecord
 
     store.record_registry_entry(
         RegistryEntryRecord(
             **fields,
-            outcome="failed" if error is not None else "ok",
-            reason=error,
+            outcome="failed" if error else "ok",
+            reason=error or None,
             seen_at=utc_now(),
         )
     )
 
 
-def recorded_key(store: Store, key: SubmissionKey) -> bool:
-    """Whether ``key`` already has its inspection in the registry."""
+def recorded_outcome(store: Store, key: SubmissionKey) -> str | None:
+    """None when ``key`` has no inspection in the registry yet; else that inspection's error, or ''
+    when it succeeded."""
     import sqlalchemy as sa
 
     from registry.storage.schema import tables
 
-    k = tables().submission_keys.c
+    t = tables()
+    k, i = t.submission_keys.c, t.inspections.c
     with store.engine.connect() as conn:
-        found = conn.execute(sa.select(k.key).where(k.token_id == key.owner, k.key == key.key)).first()
-    return found is not None
+        found = conn.execute(
+            sa.select(i.ok, i.error)
+            .select_from(t.submission_keys.join(t.inspections, k.inspection_id == i.id))
+            .where(k.token_id == key.owner, k.key == key.key)
+        ).first()
+    if found is None:
+        return None
+    return "" if found.ok else str(found.error or "failed")
 
 
 def declare_actor(broker: Broker, runner: JobRunner, *, time_limit_s: float) -> Actor[..., None]:

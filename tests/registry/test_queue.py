@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from registry.queue.jobs import InspectJob, JobRunner, RetryInspection
 from registry.queue.passes import pass_outcomes
 from registry.storage.store import open_store
 from tests.conftest import require
@@ -282,3 +283,40 @@ def test_an_unchanged_registry_feed_queues_nothing_and_renders_no_page_again(que
         "(0 rendered, 2 unchanged)"
         in subprocess.run(report, capture_output=True, text=True, check=True).stderr
     )
+
+
+def _job(tmp_path: Path, **fields) -> InspectJob:
+    target = {"transport": "stdio", "argv": [str(tmp_path / "no-such-server")], "env": {}, "cwd": None,
+              "url": None, "headers": {}, "name": None}  # fmt: skip
+    return InspectJob(**{"pass_id": "p1", "entry": "io.github.test/x", "server": "io.github.test/x",
+                         "target": target, "attempts": 2, **fields})  # fmt: skip
+
+
+def test_a_failing_server_is_retried_then_recorded_once_with_its_reason(tmp_path):
+    with open_store(f"sqlite:///{tmp_path / 'r.sqlite'}") as store:
+        runner = JobRunner(store)
+        with pytest.raises(RetryInspection, match="attempt 1 of 2"):
+            runner.run(_job(tmp_path), attempt=0)
+        assert store.servers() == []  # nothing recorded while attempts are left
+        recorded = runner.run(_job(tmp_path), attempt=1)
+        assert recorded is not None and recorded.new_version is False
+        (inspection,) = store.inspections("io.github.test/x")
+        assert not inspection.ok and "(after 2 attempts)" in (inspection.error or "")
+        assert runner.run(_job(tmp_path), attempt=1) is None  # delivered again: nothing more recorded
+        assert len(store.inspections("io.github.test/x")) == 1
+
+
+def test_a_job_redelivered_after_its_inspection_was_recorded_still_records_its_registry_entry(tmp_path):
+    entry = {"name": "io.github.test/x", "version": "1.0.0", "status": "active", "status_message": None,
+             "published_at": None, "updated_at": "2026-11-01T00:00:00Z", "is_latest": True,
+             "server": {"name": "io.github.test/x", "version": "1.0.0"}}  # fmt: skip
+    job = _job(tmp_path, registry_entry=entry, attempts=1)
+    with open_store(f"sqlite:///{tmp_path / 'r.sqlite'}") as store:
+        # The first run recorded its inspection, then died before it wrote the entry.
+        store.record_inspection(None, server=job.server, ok=False, error="exited",
+                                started_at="2026-11-02T00:00:00Z", duration_s=0.1, key=job.key())  # fmt: skip
+        assert store.registry_entries() == []
+        assert JobRunner(store).run(job, attempt=0) is None
+        (row,) = store.registry_entries()
+        assert (row.name, row.outcome, row.reason) == ("io.github.test/x", "failed", "exited")
+        assert len(store.inspections(job.server)) == 1
