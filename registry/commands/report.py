@@ -128,8 +128,8 @@ def write_site(
 
     url = resolve_registry_url(registry_url)
     with open_store(url) as store:
-        slugs = server_slugs(summary.name for summary in store.servers())
-        inputs = page_inputs(store)
+        inputs = page_inputs(store)  # every server, by name: what its pages are built from
+    slugs = server_slugs(inputs)
     root = out.resolve()
     root.mkdir(parents=True, exist_ok=True)
     names = list(slugs)
