@@ -57,6 +57,11 @@ def main() -> None:
     parser.add_argument("--versions", type=int, default=2)
     parser.add_argument("--rounds", type=int, default=3, help="Incremental rebuilds after a change.")
     parser.add_argument("--keep", type=Path, help="Work in this folder and keep it (reuses its registry).")
+    parser.add_argument(
+        "--no-full",
+        action="store_true",
+        help="With --keep: reuse the site built before, skip the full build.",
+    )
     args = parser.parse_args()
     work = args.keep or Path(tempfile.mkdtemp(prefix="mcpdex-bench-incremental-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -67,13 +72,17 @@ def main() -> None:
         build_registry(url, args.servers, args.tools, args.versions)
         print(f"setup: registry built in {time.perf_counter() - started:.1f} s", file=sys.stderr)
     site = work / "site"
-    shutil.rmtree(site, ignore_errors=True)
     report = [sys.executable, "-m", "registry", "report", "--out", str(site), "--registry", url]
-    full = measure(report)
+    if args.no_full and (site / ".mcpdex-build.json").is_file():
+        measure(report)  # brings the site up to date with the registry
+        full = (float("nan"), float("nan"), float("nan"))
+    else:
+        shutil.rmtree(site, ignore_errors=True)
+        full = measure(report)
     same = measure(report)
     changed = []
     for round_ in range(args.rounds):
-        change_one(url, args.servers // 2, args.tools, round_ + 10)
+        change_one(url, args.servers // 2, args.tools, round_ + 10 + int(time.time()) % 1000 * 10)
         changed.append(measure(report))
     best = min(changed)
     print(
