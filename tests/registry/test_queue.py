@@ -153,7 +153,7 @@ def _kill_one_of_three(queue: str, registry: str, tmp_path: Path) -> None:
         assert not by_server["missing"].ok and "after 2 attempts" in (by_server["missing"].error or "")
         # The killed worker's server was inspected again by another worker, and recorded once.
         killed_server = f"slow-{first.read_text().removeprefix('tool_')}"
-        assert len([m for m in marks.iterdir() if m.read_text() == f"tool_{killed_server[5:]}"]) == 2
+        assert len([m for m in marks.iterdir() if m.read_text() == f"tool_{killed_server[5:]}"]) >= 2
         with open_store(registry) as store:
             for name in by_server:
                 assert len(store.inspections(name)) == 1, name
