@@ -85,10 +85,16 @@ def main() -> None:
         change_one(url, args.servers // 2, args.tools, round_ + 10 + int(time.time()) % 1000 * 10)
         changed.append(measure(report))
     best = min(changed)
-    print(
-        f"incremental after one change: {full[0] / best[0]:.0f}x faster than a full build "
-        f"({best[0]:.2f} s vs {full[0]:.1f} s wall) at {args.servers:,} servers x {args.tools} tools"
-    )
+    if full[0] == full[0]:  # not NaN: there was a full build
+        print(
+            f"incremental after one change: {full[0] / best[0]:.0f}x faster than a full build "
+            f"({best[0]:.2f} s vs {full[0]:.1f} s wall) at {args.servers:,} servers x {args.tools} tools"
+        )
+    else:
+        print(
+            f"incremental after one change: {best[0]:.2f} s wall "
+            f"at {args.servers:,} servers x {args.tools} tools"
+        )
     print(f"  full build:         {full[0]:7.2f} s wall, {full[1]:7.2f} s CPU, {full[2]:6.0f} MB peak")
     print(f"  nothing changed:    {same[0]:7.2f} s wall, {same[1]:7.2f} s CPU, {same[2]:6.0f} MB peak")
     for wall, cpu, peak in changed:
