@@ -167,8 +167,10 @@ def _host_slot(url: str, host: str, limit: int, *, deadline_s: float) -> Any:
     from dramatiq.rate_limits import ConcurrentRateLimiter
     from dramatiq.rate_limits.backends import RedisBackend
 
+    from registry.queue.broker import queue_name
+
     limiter = ConcurrentRateLimiter(  # type: ignore[no-untyped-call]
-        RedisBackend(url=url), f"mcpdex-host:{host}", limit=limit, ttl=int(deadline_s * 1000)
+        RedisBackend(url=url), f"mcpdex-host:{queue_name()}:{host}", limit=limit, ttl=int(deadline_s * 1000)
     )
 
     @contextmanager

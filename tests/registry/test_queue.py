@@ -320,3 +320,40 @@ def test_a_job_redelivered_after_its_inspection_was_recorded_still_records_its_r
         (row,) = store.registry_entries()
         assert (row.name, row.outcome, row.reason) == ("io.github.test/x", "failed", "exited")
         assert len(store.inspections(job.server)) == 1
+
+
+def test_host_limit_keeps_inspections_from_one_host_one_at_a_time(tmp_path, monkeypatch):
+    url = BROKERS["redis"]
+    require(_reachable(url), f"no redis broker at {url} (set MCPDEX_TEST_REDIS_URL)")
+    monkeypatch.setenv("MCPDEX_QUEUE_NAME", f"mcpdex-test-{uuid.uuid4().hex[:10]}")  # limits of its own
+    # A launcher named npx, so both servers count as fetched from npm.
+    npx = tmp_path / "npx"
+    npx.write_text(f"#!/bin/sh\nexec {sys.executable} {SERVERS / 'slow_start.py'}\n")
+    npx.chmod(0o755)
+    spans: dict[str, tuple[float, float]] = {}
+
+    def job(n: int) -> InspectJob:
+        target = {"transport": "stdio", "argv": [str(npx)],
+                  "env": {"SLOW_START_S": "1", "SLOW_TOOL": f"t{n}"},
+                  "cwd": None, "url": None, "headers": {}, "name": None}  # fmt: skip
+        return InspectJob(pass_id=uuid.uuid4().hex, entry=f"s{n}", server=f"s{n}", target=target, attempts=1)
+
+    with open_store(f"sqlite:///{tmp_path / 'r.sqlite'}") as store:
+        runner = JobRunner(store, host_limit=1, limits_url=url)
+
+        def run(n: int) -> None:
+            started = time.monotonic()
+            assert runner.run(job(n), attempt=0) is not None
+            spans[f"s{n}"] = (started, time.monotonic())
+
+        import threading
+
+        threads = [threading.Thread(target=run, args=(n,)) for n in (1, 2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+        assert all(store.inspections(name)[0].ok for name in ("s1", "s2"))
+    first, second = sorted(end for _, end in spans.values())
+    # Both asked at once; the second inspection (its server takes 1 s to answer) began after the first ended.
+    assert second - first >= 0.9, spans
