@@ -1,9 +1,10 @@
 """Benchmark: ``mcpdex inspect`` against the official MCP Inspector CLI on the same server.
 
-Both list the tools of the official memory server over stdio (the Inspector with
-``--cli … --method tools/list``, mcpdex also writing the snapshot with ``--out``); runs alternate
-so machine load hits both alike. Prints the ratio of the medians first, then the raw figures,
-then how much of mcpdex's run is interpreter start-up and ``import mcp``.
+Both list the tools of the official memory server over stdio (the Inspector 2.12 CLI with
+``mcp-inspector --cli … --method tools/list``, mcpdex also writing the snapshot with ``--out``);
+runs alternate so machine load hits both alike. Then ``mcpdex score`` and ``mcpdex check`` of the
+same live server, each against that ``inspect``. Prints the ratios of the medians first, then the
+raw figures, then how long interpreter start-up and ``import mcp`` take on their own.
 
     .venv/bin/python bench/inspect_vs_inspector.py [--runs 7]
 """
@@ -23,7 +24,12 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 NPM = REPO / ".peers" / "npm"
 MEMORY_JS = NPM / "node_modules" / "@modelcontextprotocol" / "server-memory" / "dist" / "index.js"
-INSPECTOR_JS = NPM / "node_modules" / "@modelcontextprotocol" / "inspector" / "cli" / "build" / "cli.js"
+INSPECTOR = "@modelcontextprotocol/inspector@2.12.0"
+# The launcher is the package's `mcp-inspector` command; `--cli` hands over to its CLI client.
+INSPECTOR_JS = (
+    REPO / ".peers" / "releases" / INSPECTOR / "node_modules" / "@modelcontextprotocol" / "inspector"
+    / "clients" / "launcher" / "build" / "index.js"
+)  # fmt: skip
 
 
 def timed(argv: list[str], env: dict[str, str], cwd: Path) -> float:
@@ -41,7 +47,9 @@ def main() -> None:
     args = parser.parse_args()
     node = shutil.which("node")
     if not (node and MEMORY_JS.exists() and INSPECTOR_JS.exists()):
-        raise SystemExit("needs node and the npm peers under .peers/npm (bash scripts/install-peers)")
+        raise SystemExit(
+            f"needs node, the npm peers and {INSPECTOR} under .peers (bash scripts/install-peers)"
+        )
     work = Path(tempfile.mkdtemp(prefix="mcpdex-bench-"))
     env = {**os.environ, "MEMORY_FILE_PATH": str(work / "memory.jsonl")}
     server = [node, str(MEMORY_JS)]
@@ -49,26 +57,33 @@ def main() -> None:
     ours = [sys.executable, "-m", "registry", "inspect", "--protocol-era", "legacy", "--format", "json",
             "--out", str(work / "snap.json"), "--env", memory_env, "--", *server]  # fmt: skip
     theirs = [node, str(INSPECTOR_JS), "--cli", "-e", memory_env, *server, "--method", "tools/list"]
+    mcpdex = [sys.executable, "-m", "registry"]
+    target = ["--protocol-era", "legacy", "--env", memory_env, "--", *server]
+    score = [*mcpdex, "score", "--format", "json", *target]
+    check = [*mcpdex, "check", "--baseline", str(work / "snap.json"), "--format", "json", *target]
     startup = [sys.executable, "-c", "import mcp, registry.cli"]
     bare = [sys.executable, "-c", "pass"]
     # One warm-up each: page cache and bytecode, not what a user waits for twice.
-    for argv in (ours, theirs, startup):
+    for argv in (ours, theirs, score, check, startup):
         timed(argv, env, REPO)
-    figures: dict[str, list[float]] = {"mcpdex": [], "inspector": [], "startup": [], "python": []}
+    runs = {"mcpdex": ours, "inspector": theirs, "score": score, "check": check, "startup": startup}
+    figures: dict[str, list[float]] = {name: [] for name in (*runs, "python")}
     for _ in range(args.runs):
-        figures["mcpdex"].append(timed(ours, env, REPO))
-        figures["inspector"].append(timed(theirs, env, NPM))
-        figures["startup"].append(timed(startup, env, REPO))
+        for name, argv in runs.items():
+            figures[name].append(timed(argv, env, REPO))
         figures["python"].append(timed(bare, env, REPO))
     median = {name: statistics.median(values) for name, values in figures.items()}
     after_startup = median["mcpdex"] - median["startup"]
-    print(f"ratio mcpdex/inspector (whole run): {median['mcpdex'] / median['inspector']:.2f}")
-    print(f"ratio mcpdex after start-up / inspector whole run: {after_startup / median['inspector']:.2f}")
+    print(f"ratio mcpdex inspect/inspector (whole run): {median['mcpdex'] / median['inspector']:.2f}")
+    print(f"ratio mcpdex score/inspect: {median['score'] / median['mcpdex']:.2f}")
+    print(f"ratio mcpdex check/inspect: {median['check'] / median['mcpdex']:.2f}")
     print(f"mcpdex inspect --out (median of {args.runs}): {median['mcpdex']:.3f} s")
-    print(f"inspector --cli tools/list (median of {args.runs}): {median['inspector']:.3f} s")
+    print(f"{INSPECTOR} --cli tools/list (median of {args.runs}): {median['inspector']:.3f} s")
+    print(f"mcpdex score / check (median of {args.runs}): {median['score']:.3f} s / {median['check']:.3f} s")
+    # The server starts before `import mcp`, so the two overlap and the rest can be below zero.
     print(f"of mcpdex: interpreter start {median['python']:.3f} s, "
-          f"+ import mcp and the CLI {median['startup'] - median['python']:.3f} s, "
-          f"after start-up {after_startup:.3f} s")  # fmt: skip
+          f"import mcp and the CLI alone {median['startup'] - median['python']:.3f} s, "
+          f"the rest of inspect beyond them {after_startup:.3f} s")  # fmt: skip
     print("raw (s): " + "; ".join(f"{k} " + " ".join(f"{v:.2f}" for v in vs) for k, vs in figures.items()))
 
 

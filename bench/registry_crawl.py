@@ -3,8 +3,9 @@ concurrency 4 against concurrency 1 and against one ``mcpdex inspect`` per entry
 
 The pages (three list pages in the real format, naming real npm and PyPI packages) are read from
 the shared reference folder; each run saves to a fresh SQLite registry, so every runnable entry is
-inspected (npx and uvx run from their warm caches). Runs alternate. Prints the ratios first, then
-the raw figures.
+inspected (npx and uvx run from their warm caches, outside the sandbox, as ``mcpdex inspect`` runs
+them; bench/sandbox.py --registry measures the sandboxed crawl, which fetches each package first).
+Runs alternate. Prints the ratios first, then the raw figures.
 
     .venv/bin/python bench/registry_crawl.py [--runs 1] [--pages DIR]
 """
@@ -32,7 +33,8 @@ def crawl(pages: Path, work: Path, concurrency: int, allowed: Path) -> tuple[flo
     result = subprocess.run(
         [*MCPDEX, "crawl", "--from-registry", str(pages), "--save", "--registry", registry,
          "--concurrency", str(concurrency), "--timeout", "120", "--format", "json",
-         "--env", f"allowed_directory={allowed}"],
+         "--env", f"io.github.modelcontextprotocol/server-filesystem/allowed_directory={allowed}",
+         "--sandbox", "off"],
         capture_output=True, text=True,
     )  # fmt: skip
     elapsed = time.perf_counter() - started

@@ -33,6 +33,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "token": ("serve", "Create, list and revoke write tokens for `mcpdex serve`."),
     "memory": ("memory", "Run the reference knowledge-graph memory MCP server; import/export."),
     "probe": ("probe", "Profile a memory MCP server: conformance, token cost, latency."),
+    "auth": ("auth", "Sign in to a server behind MCP authorization (OAuth); status; sign out."),
 }
 
 

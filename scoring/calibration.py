@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from scoring.scorecard import score_snapshot
+from scoring.scorecard import Models, score_snapshot
 from scoring.statistics import agreement
 
 # Published key -> ours; Purpose and Usage are almost never visible on the pages.
@@ -23,8 +23,9 @@ DIMENSIONS = {
 }
 
 
-def score_entries(entries: list[dict[str, Any]]) -> list[dict[str, int]]:
-    """Our scores per entry, each tool scored among the other tools of its server in the set."""
+def score_entries(entries: list[dict[str, Any]], models: Models | None = None) -> list[dict[str, int]]:
+    """Our scores per entry, each tool scored among the other tools of its server in the set (with
+    ``models`` in place of the shipped learned parts, when given)."""
     by_server: dict[str, list[int]] = defaultdict(list)
     for index, entry in enumerate(entries):
         by_server[entry["server"]].append(index)
@@ -40,7 +41,7 @@ def score_entries(entries: list[dict[str, Any]]) -> list[dict[str, int]]:
             home.append(index)
         for group in groups:
             snapshot = {"server": {"name": server}, "tools": [entries[i]["tool"] for i in group]}
-            for index, card in zip(group, score_snapshot(snapshot)["tools"], strict=True):
+            for index, card in zip(group, score_snapshot(snapshot, models)["tools"], strict=True):
                 ours[index] = {key: entry["score"] for key, entry in card["dimensions"].items()}
     return ours
 
@@ -55,9 +56,12 @@ def length_baseline(lengths: list[int], published: list[int]) -> list[int]:
     return mapped
 
 
-def report(entries: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, float]]]:
-    """Per dimension: the agreement figures of the scorer and of the length baseline."""
-    ours = score_entries(entries)
+def report(
+    entries: list[dict[str, Any]], ours: list[dict[str, int]] | None = None
+) -> dict[str, dict[str, dict[str, float]]]:
+    """Per dimension: the agreement figures of the scorer (the shipped one, or the scores ``ours``) and
+    of the length baseline."""
+    ours = ours if ours is not None else score_entries(entries)
     table: dict[str, dict[str, dict[str, float]]] = {}
     for glama_key, our_key in DIMENSIONS.items():
         rows = [(i, entry["glama"][glama_key]) for i, entry in enumerate(entries)]

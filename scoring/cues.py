@@ -1,6 +1,8 @@
-"""Cues: the patterns that find what a description says (usage, behaviour disclosures, safety claims,
-assertive, promotional and filler wording, lead-ins and labels before the purpose), and the ``Cue`` class
-that skips a scan when a text holds none of the word heads a cue could start with.
+"""Cues: the few patterns read by rule rather than by the sentence model, because they are lints or
+gates whose whole point is to be exact and explainable (priority, emphasis and promotional wording,
+which earn nothing; claims that a call changes nothing, which a tool's own verbs can contradict;
+reversibility, which a destructive tool owes its caller; script in text), and the ``Cue`` class that
+skips a scan when a text holds none of the word heads a cue could start with.
 """
 
 from __future__ import annotations
@@ -223,58 +225,6 @@ def cue(pattern: str, flags: int = _I) -> Cue:
     return Cue(pattern, flags)
 
 
-_CLAUSE_BREAK = re.compile(r"\s[–—-]\s|[,;:(]")
-
-
-_LEAD_IN = re.compile(
-    r"^(?:(?:this|the|a|an)\s+(?:mcp\s+)?(?:tool|function|endpoint|method|command|api)\s*"
-    r"(?:that|which|to|for|will|can|is used to|allows you to|lets you|enables you to|helps you)?|"
-    r"tool\s+(?:to|for|that)|function\s+(?:to|for|that)|(?:it|this)\s+(?:will|can)|"
-    r"(?:allows|lets|enables|helps)\s+(?:you|(?:the\s+|an?\s+)?(?:users?|agents?|assistants?|models?|llms?|ai|"
-    r"clients?|callers?))?\s*(?:to\s+)?|"
-    r"(?:is|are|can be)?\s*used\s+to|use\s+this\s+(?:tool\s+)?to|call\s+this\s+to|you\s+can|simply|"
-    r"just|quickly|easily)\s+",
-    _I,
-)
-
-
-_NAME_PREFIX = re.compile(r"^\s*(?:\[[^\]]{1,40}\]|\([^)]{1,40}\)|[^\w\s(]{1,3})\s*")
-
-
-# "Bing search: …", "Notion | Get page", "jira_create_issue - Create …": a label or namespace before the text.
-_LABEL = re.compile(r"^([\w.-]+(?: [\w.-]+){0,2})(?::|\s*[|›»]|\s+[–—-])\s+")
-
-
-_VERB_MARKERS = frozenset(["will", "can", "to", "this", "it", "which", "that", "and", "then", "also"])
-
-
-_CONTAINERS = frozenset(
-    [
-        "list",
-        "set",
-        "collection",
-        "number",
-        "array",
-        "summary",
-        "details",
-        "information",
-        "info",
-        "overview",
-        "kind",
-        "type",
-        "count",
-        "lists",
-        "data",
-        "metadata",
-        "content",
-        "contents",
-    ]
-)
-
-
-_OF = frozenset(["of", "about", "on", "for"])
-
-
 # Assertive and promotional wording: sentences carrying it are set aside and earn nothing.
 PRIORITY = cue(
     r"\b(?:always\s+(?:use|call|invoke|run|prefer)\s+(?:this|it)|(?:use|call)\s+this\s+(?:tool\s+)?"
@@ -300,55 +250,6 @@ PROMOTIONAL = cue(
 )
 
 
-FILLER = cue(
-    r"\b(?:this\s+tool\s+(?:allows|lets|enables|helps)|allows\s+you\s+to|lets\s+you|is\s+used\s+to|"
-    r"can\s+be\s+used\s+to|please\s+note(?:\s+that)?|basically|simply|in\s+order\s+to|"
-    r"it\s+is\s+(?:important|worth)\s+(?:to\s+note|noting)|as\s+(?:the\s+)?name\s+suggests)\b",
-    _I,
-)
-
-
-CONTRAST = cue(
-    r"\b(?:only\b(?<!read-only)(?<!read\sonly)|unlike|instead|rather\s+than|as\s+opposed\s+to|in\s+contrast|whereas|without|excluding|"
-    r"except|does\s+not|doesn't|not\s+(?:for|to|the)|no\s+[\w/]+\s+filter\w*|distinct\s+from|"
-    r"differs?\s+from|as\s+well\s+as|in\s+full)\b",
-    _I,
-)
-
-
-USAGE_WHEN = cue(
-    r"\b(?:use\s+(?:this|it)?\s*(?:tool\s+)?(?:when|if|after|before|once|whenever|to\s+\w+\s+\w+\s+(?:when|after|"
-    r"before))|when\s+(?:you|the\s+user|an?\s+agent|a\s+user)\s+(?:need|want|ask|wish|has|have|must)|"
-    r"(?:useful|helpful|ideal|intended|designed|best\s+suited|suitable|appropriate)\s+(?:for|when|if|to)|"
-    r"(?:call|invoke|run)\s+(?:this|it)(?:\s+tool)?\s+(?:when|after|before|first|once|if)|"
-    r"(?:before|after)\s+(?:calling|using|running|you\s+call)|should\s+be\s+(?:used|called)|"
-    r"typically\s+(?:used|called)|use\s+(?:after|before|with|together|together\s+with)|prerequisite|"
-    r"in\s+(?:conjunction|combination)\s+with|followed\s+by|use\s+(?:this|it)\s+(?:for|to)|"
-    r"good\s+for|meant\s+for|for\s+(?:example|instance),?\s+when|when\s+to\s+use|use\s+(?:for|when|if)|"
-    r"(?:cheaper|faster|quicker|lighter|smaller)\s+than|best\s+used\s+(?:for|when|if|to|with)|"
-    r"(?:must|needs?\s+to)\s+be\s+(?:called|used|run)|only\s+(?:needed|required|necessary)\s+(?:if|when|for)|"
-    r"(?:reach\s+for|pick|choose)\s+(?:this|it)(?:\s+tool)?\s+(?:when|if|for)|works\s+best\s+(?:with|when|for|if))\b",
-    _I,
-)
-
-
-USAGE_WHEN_NOT = cue(
-    r"\b(?:(?:do\s+not|don't|never|avoid)\s+(?:use|call|invoke|using|calling)|not\s+(?:suitable|intended|"
-    r"meant|designed|appropriate)|instead|rather\s+than|unless|prefer\s+\w+|only\s+(?:use|call)|"
-    r"not\s+for\b|is\s+not\s+needed|no\s+need\s+to|when\s+not\s+to\s+use|(?:slower|costlier|heavier)\s+than|"
-    r"avoid\s+(?:for|when|if|it|this)|(?:is|are)\s+(?:faster|cheaper|quicker|lighter|better\s+suited))\b",
-    _I,
-)
-
-
-USAGE_IMPLIED = cue(
-    r"\b(?:e\.g\.|for\s+example|such\s+as|returned\s+by|obtained\s+from|from\s+(?:a|the)\s+previous|"
-    r"(?:id|ids|identifier)\s+(?:from|returned)|helps?\s+(?:you\s+)?(?:to\s+)?\w+|to\s+(?:find|get|see|check)|"
-    r"first|then|next|workflow|step)\b",
-    _I,
-)
-
-
 _CHANGE_VERB = (
     r"(?:modif(?:y|ies)|changes?|writes?|alters?|deletes?|removes?|mutates?|affects?|touch(?:es)?|updates?|"
     r"creates?|destroys?)"
@@ -370,98 +271,6 @@ _CLAIMS_NO_CHANGE = (
 )
 
 
-# Behaviour disclosures: category -> pattern. Read outside the purpose clause only, so stating the
-# action itself ("Update drive settings") is not counted as disclosing its effects.
-DISCLOSURES: dict[str, Cue] = {
-    "destruction": cue(
-        r"\b(?:permanent(?:ly)?|irreversibl\w*|cannot\s+be\s+(?:undone|recovered|reversed)|can't\s+be\s+undone|"
-        r"not\s+reversible|overwrit\w*|destroy\w*|wipes?|lost|deletes?|removes?\s+(?:all|every|the)|"
-        r"cascad\w*|trash|recycle\s+bin|soft[- ]delete\w*)\b"
-    ),
-    "security risk": cue(
-        r"\b(?:unsafe|dangerous|arbitrary\s+(?:code|commands?|javascript|js|sql|scripts?|shell|programs?)|"
-        r"rce(?:-equivalent)?|remote\s+code\s+execution|untrusted|sandbox\w*|unsandboxed|full\s+access\s+to)\b"
-    ),
-    "side effects": cue(
-        r"\b(?:side[- ]effects?|modif(?:y|ies|ied)|changes\s+the|writes?\s+(?:to|the|a)|persist\w*|stored?|"
-        r"saves?|sends?\s+(?:an?\s+|the\s+)?(?:email|message|notification|request)|triggers?|notif\w*|"
-        r"visible\s+to|charges?|commits?|appends?|creates?\s+(?:a|an|the)\s+\w+|updates?\s+(?:the|its)|"
-        r"replaces?|publish\w*|new\s+version|in\s+place)\b"
-    ),
-    "authentication": cue(
-        r"\b(?:auth|authenticat\w*|authori[sz]\w*|unauthori[sz]ed|api[ _-]?keys?|(?:access|api|auth|bearer|"
-        r"refresh|personal\s+access)\s+tokens?|credentials?|permissions?|scopes?|logged[ -]in|log\s+in|"
-        r"sign(?:ed)?[ -]in|oauth\d*|privileg\w*|sudo|admin(?:istrator)?s?|access\s+rights?|ownership)\b"
-    ),
-    "rate limits": cue(
-        r"\b(?:rate[- ]limit\w*|quotas?|throttl\w*|requests?\s+per|per\s+(?:minute|second|hour|day)|"
-        r"cooldown|billed|billing|costs?|credits?|expensive|slow)\b"
-    ),
-    "errors": cue(
-        r"\b(?:errors?|fails?|failure|failed|throws?|raises?|exceptions?|not[_ ]found|invalid|conflict|"
-        r"(?:returns?|responds?\s+with|status(?:\s+code)?|http)\s+[45]\d\d|"
-        r"returns?\s+(?:an?\s+)?(?:empty|null|none|nothing|false)|if\s+(?:there\s+is|there's)\s+no|"
-        r"(?:does\s+not|doesn't)\s+exist|missing|times?\s+out|timeout|"
-        r"(?:an?\s+)?empty\s+(?:string|list|array|result|object)s?\s+(?:when|if)|(?:when|if)\s+nothing\s+matches)\b"
-    ),
-    "idempotence": cue(
-        r"\b(?:idempoten\w*|safe\s+to\s+(?:retry|repeat|call\s+again)|no[- ]op|already\s+exists?|"
-        r"repeated\s+calls?|calling\s+(?:it\s+)?again|has\s+no\s+effect|same\s+result|upsert\w*|"
-        r"deduplicat\w*)\b"
-    ),
-    "pagination": cue(
-        r"\b(?:paginat\w*|cursors?|next[ _]page|page[ _]?(?:token|size|number)|offset|continuation|"
-        r"more\s+results|has_more|truncat\w*|at\s+most\s+\d+|up\s+to\s+\d+|first\s+\d+|top\s+\d+|"
-        r"limit(?:ed)?\s+to\s+\d+)\b"
-    ),
-    "return shape": cue(
-        r"\b(?:returns?|responds?\s+with|response\s+(?:contains|includes|is)|outputs?|results?\s+(?:is|are|"
-        r"contains?|includes?)|yields|gives\s+back|as\s+(?:json|markdown|digests?|a\s+list|an\s+array|"
-        r"(?:plain\s+)?text|csv|html|base64|a\s+table|an?\s+object|a\s+string)|each\s+(?:entry|item|result)|"
-        r"fields?|includ(?:es|ing)\s+(?:the\s+)?\w+,)\b"
-    ),
-    "read-only": cue(
-        rf"{_CLAIMS_NO_CHANGE}|\b(?:(?:does\s+not|doesn't|never|will\s+not|won't)\s+{_CHANGE_VERB}|"
-        r"without\s+(?:modifying|changing|side\s+effects))\b"
-    ),
-    "scope and limits": cue(
-        r"\b(?:only\b(?<!read-only)(?<!read\sonly)|at\s+most|maximum|max|minimum|limit(?:ed|s)?|no\s+[\w/]+\s+filter\w*|capped|at\s+least|"
-        r"within|must|requires?|cannot|can't|unsupported|not\s+supported|case[- ]sensitive|"
-        r"case[- ]insensitive|recursive\w*|depth|all\s+(?:of\s+)?(?:the\s+)?\w+|in\s+full)\b"
-    ),
-    "timing and state": cue(
-        r"\b(?:asynchronous\w*|async|background|cach(?:e|es|ed|ing)|eventually|takes?\s+(?:a\s+few|several|up\s+to)|"
-        r"may\s+take|long[- ]running|blocks?|blocking|waits?\s+(?:for|until)|real[- ]time|stale|"
-        r"consistent|atomic\w*|transaction\w*|concurren\w*|lock\w*|queued?)\b"
-    ),
-}
-
-
-READ_ONLY_CLAIM = DISCLOSURES["read-only"]
-
-
-# The categories that say a call is safe rather than what it does.
-SAFETY_CATEGORIES = frozenset(["read-only", "idempotence"])
-
-
-# Categories whose cue says something specific by itself ("cannot be undone", "idempotent", "RCE").
-INTRINSIC_DISCLOSURES = frozenset(
-    ["destruction", "security risk", "idempotence", "read-only", "timing and state"]
-)
-
-
-# Cue words of the other categories that name a mechanism rather than the category ("an API key", "the
-# cursor", "a quota", "status 404"), and so say something specific by themselves; "authentication",
-# "errors" or "pagination" alone do not.
-CONCRETE_DISCLOSURE = re.compile(
-    r"(?:api[ _-]?keys?|(?:access|api|auth|bearer|refresh|personal\s+access)\s+tokens?|oauth\d*|credentials?|"
-    r"logged[ -]in|signed[ -]in|sudo|cursors?|next[ _]page|page[ _]?(?:token|size|number)|has_more|offset|"
-    r"truncat\w*|quotas?|requests?\s+per|per\s+(?:minute|second|hour|day)|"
-    r"(?:returns?|responds?\s+with|status(?:\s+code)?|http)\s+[45]\d\d)",
-    _I,
-)
-
-
 # A claim that calling the tool is safe; the tool's own verbs can contradict it.
 SAFETY_CLAIM = cue(_CLAIMS_NO_CHANGE)
 
@@ -470,10 +279,6 @@ SAFETY_CLAIM = cue(_CLAIMS_NO_CHANGE)
 # ("in preview mode it is read-only") describes that mode, which a tool that changes state may well have.
 CONDITION = re.compile(r"\b(?:if|when|unless|while|with)\b", _I)
 MODE = re.compile(r"\b(?:dry[-_ ]?run|preview|simulat\w*|validate_only)\b", _I)
-
-
-# "read-only SELECT", "read-only queries": the claim names what is read-only, a scope rather than a promise.
-_QUALIFIED_CLAIM = re.compile(r"[ \t]+(?!and\b|or\b|by\b|for\b|mode\b)[A-Za-z]{3,}", re.IGNORECASE)
 
 
 # Verbs of tools that change state, which a safety claim cannot describe.
@@ -485,29 +290,6 @@ REVERSIBILITY = cue(
     r"\b(?:permanent(?:ly)?|irreversibl\w*|cannot\s+be\s+(?:undone|recovered|restored)|can't\s+be\s+undone|"
     r"not\s+reversible|undo\w*|recoverable|unrecoverable|trash|recycle\s+bin|soft[- ]delete\w*|cascad\w*|"
     r"along\s+with|together\s+with|and\s+(?:all\s+)?(?:its|their)\s+\w+)\b"
-)
-
-
-_RETURNS_LEAD = re.compile(
-    r"^\W*(?:it\s+|this\s+tool\s+)?(?:returns?|outputs?|responds?|yields|gives|(?:the\s+)?(?:result|response|"
-    r"output)s?\b)",
-    _I,
-)
-
-
-_READ_IN_RETURNS = frozenset(["return shape", "errors", "pagination", "scope and limits"])
-
-
-PARAM_CUE = cue(
-    r"(?:\d|\"[^\"]+\"|'[^']+'|`[^`]+`|\{[^{}]+\}|"
-    r"\b(?:e\.g\.|for\s+example|such\s+as|like|format|iso[ -]?8601|"
-    r"yyyy\w*|mm/dd\w*|hh:mm\w*|utc|timezone|regex|pattern|glob|absolute|relative|url|uri|path|json|csv|"
-    r"comma[- ]separated|"
-    r"case[- ](?:in)?sensitive|default\w*|between|range|at\s+most|up\s+to|maximum|minimum|max|min|"
-    r"positive|negative|non[- ]negative|seconds?|milliseconds?|ms|minutes?|pixels?|bytes?|characters?|"
-    r"if|when|unless|together\s+with|either|mutually\s+exclusive|requires?|ignored|overrides?|combined|"
-    r"omit\w*|optional|required|otherwise)\b)",
-    _I,
 )
 
 

@@ -146,8 +146,15 @@ def model_texts(tool: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def security_findings(
-    tool: dict[str, Any], analysis: Analysis, server_names: frozenset[str], known_words: frozenset[str]
+    tool: dict[str, Any],
+    analysis: Analysis,
+    server_names: frozenset[str],
+    known_words: frozenset[str],
+    foreign_tools: frozenset[str] | None = None,
 ) -> list[dict[str, Any]]:
+    """The security lints of one tool. ``foreign_tools``, when given, are the tools known to belong
+    to other servers: a name in the description is then a cross-server reference only if it is one
+    of them, not because it looks like a tool name."""
     name = str(tool.get("name") or "")
     found = []
     for where, text in model_texts(tool):
@@ -168,6 +175,7 @@ def security_findings(
             ident
             for ident in analysis.identifiers
             if ident not in server_names
+            and (foreign_tools is None or ident in foreign_tools)
             and ident.lower() not in known_words
             and _looks_like_tool(ident)
             and ("-" not in ident or kebab_server)  # "hash-based" is a word, unless names are kebab-case

@@ -7,92 +7,84 @@ committed file and the tables disagree.
 from __future__ import annotations
 
 from scoring.arithmetic import COHERENCE_DIMENSIONS, DIMENSIONS, TIERS
-from scoring.cues import DISCLOSURES
 from scoring.dimensions import QUESTIONS
+from scoring.mapping import PIECES, shipped_mapping
+from scoring.reading import LABELS
 from scoring.rules import LEVELS, LINT_RULES
+
+
+def _fitted_steps(dimension: str) -> list[str]:
+    """How a fitted dimension is scored, read from the shipped mapping: its evidence and their weights."""
+    mapping = shipped_mapping()
+    weights = mapping.weights[dimension]
+    pieces = ", ".join(
+        f"{piece.meaning} ({weights[piece.key]:+.2f})" for piece in PIECES[dimension] if weights[piece.key]
+    )
+    unused = [piece.meaning for piece in PIECES[dimension] if not weights[piece.key]]
+    steps = [
+        f"The weighted sum of its evidence, from {mapping.intercepts[dimension]:.2f}, rounded half up to "
+        f"1-5: {pieces}.",
+    ]
+    if unused:
+        steps.append(f"Read but weighted 0 by the fit: {'; '.join(unused)}.")
+    return steps
+
+
+_READ = (
+    "Each sentence of the description is labelled by the sentence model with what it tells an agent "
+    "(the clause codebook's labels) and whether it is specific to the tool; only specific sentences "
+    "earn anything."
+)
 
 # How each dimension is judged, in the order the scorer applies the steps.
 HOW_JUDGED: dict[str, list[str]] = {
     "purpose": [
-        "Finds the leading verb of the first sentence (after lead-ins such as 'This tool allows you to') "
-        "and the resource it acts on.",
-        "5: a specific verb and resource, plus something that sets the tool apart: a sibling named, or a "
-        "contrast or scope ('only', 'instead', 'without', 'in full').",
-        "4: a specific verb and resource with nothing that sets it apart. 3: a verb without a specific "
-        "object, a vague verb ('manage', 'handle', 'process') with one, or a noun phrase with no verb. "
-        "A light verb ('perform', 'do', 'conduct') takes its action from its object: 'Perform an HTTP "
-        "DELETE request' states a request. The object is a word of the tool's own name however vague it "
-        "is elsewhere ('List all requests' of list_requests), or the target after a vague one ('Write "
-        "values to the Excel sheet').",
-        "2 or 1: a bare vague word, or a description that restates the name or title (the tautology gate "
-        "caps Purpose at 2).",
+        _READ,
+        "The purpose sentence that opens a description is specific when it names what the tool acts on "
+        "(a word of the tool's name, or a content word tool descriptions do not all use), as well as by the "
+        "rule every sentence meets.",
+        "5: a specific purpose and a specific sentence that sets the tool apart (`alternative`) or a sibling "
+        "named. 4: a specific purpose and nothing that sets it apart; the justification names the sibling "
+        "to set it apart from: one whose description reads like it (the pairs the server's Disambiguation "
+        "counts), else one whose name does the same kind of action to the same thing, never an opposite "
+        "action (`delete_note` for `create_note`). 3: a specific purpose led by a verb that says no action "
+        "(manage, handle, process).",
+        "2: no sentence states a specific purpose but something specific is said, or the description only "
+        "restates the name (the tautology gate; 1 for a single word). 1: nothing but assertive wording.",
     ],
     "usage_guidelines": [
-        "Reads 'when' cues (use when/after/before, useful for, call this first), 'when not' cues "
-        "(do not use, instead, rather than, unless) and sibling tool names in the text.",
-        "5: a named sibling with a when/when-not cue, or both a when and a when-not cue. 4: a named sibling "
-        "alone, or one kind of cue. 3: usage only implied (examples, a workflow step). 2: no guidance.",
-        "1: only a priority instruction ('always use this tool first'), or no stated purpose at all.",
+        _READ,
+        "5: a specific `usage` sentence and a specific `alternative` sentence or a sibling named. 4: one of "
+        "the two. 3: usage only implied by the purpose sentence (a prerequisite it names: 'to existing "
+        "entities'). 2: no guidance. 1: a priority instruction ('always use this tool first') and no "
+        "guidance, or no stated purpose at all.",
     ],
     "behavior": [
-        "Counts the categories of behaviour disclosed after the purpose clause: "
-        + ", ".join(DISCLOSURES)
-        + ".",
-        "A cue counts only when its clause says something specific to the tool: a number, an identifier, a "
-        "quoted value, a word of the tool's own name, a parameter's or sibling's name, or a word rare in "
-        "English (wordfreq Zipf below 4; a plural as rare as its noun, a noun of a quality such as "
-        "'functionality' as its adjective). Words there whatever the tool are not evidence: whoever asks for "
-        "the call ('when the user asks'), the parts of a definition ('the parameters in the input schema') "
-        "and the words that only name a kind of disclosure ('raises an exception on invalid input', 'an "
-        "error message'). A list of three or more short named things ('size, creation time, permissions "
-        "and type') is. A cue that names a mechanism rather than its category is evidence by itself: an API "
-        "key, a token, the cursor, a quota, 'returns 404'. 'Errors: on error', 'Authentication: as needed' "
-        "and 'Returns: the result' earn nothing.",
-        "Annotated tools start at 3, others at 2; +1 for the first category disclosed, +1 for two and +1 "
-        "for four or more (5 at most). Restating readOnlyHint earns nothing. For a mutating tool, saying "
-        "what it changes or destroys counts twice; a 'Returns …' sentence that lists fields discloses the "
-        "return shape only. A safety claim (read-only, idempotent, no side effects) without annotations "
-        "caps Behavior at 3.",
-        "A safety claim on a tool whose name or purpose verb deletes, writes, sends, executes or kills is "
-        "false: the claim's sentence is set aside, Behavior scores 1 and the False Safety Claim flag is "
-        "raised. A claim is any wording that the call changes nothing at all ('read only', 'never modifies "
-        "any data', 'makes no changes', 'non-mutating', 'harmless'); a negation with an object of its own "
-        "('never deletes the default branch'), a scope ('read-only fields') and a claim made under a "
-        "condition or of a mode ('with dry_run set, nothing is written') are not. "
-        "A mutating tool that never says what it changes or destroys stays at 3 or below. A description "
-        "that contradicts its annotations (readOnlyHint with a verb that always changes state, such as "
-        "create, delete or send; destructiveHint with a read-only claim) scores 1 and raises the "
-        "Annotation Contradiction flag.",
+        _READ,
+        *_fitted_steps("behavior"),
+        "A safety claim (read-only, no side effects, non-destructive) on a tool whose name or purpose "
+        "verb deletes, writes, sends, executes or kills is false: the claim's sentence is set aside, "
+        "Behavior scores 1 and the False Safety Claim flag is raised. A claim made under a condition or of "
+        "a mode ('with dry_run set, nothing is written') or of a scope ('read-only fields') is none. A "
+        "description that contradicts its annotations scores 1 and raises Annotation Contradiction.",
     ],
     "parameters": [
         "A missing or unusable input schema (not an object schema, or invalid against its metaschema, as "
-        "`input-schema-not-object` and `schema-invalid` report it): 1, with the reason; the tool does not "
-        "'take no parameters'.",
-        "No parameters: baseline 4 (5 when the text says what a call covers without input).",
-        "Coverage counts parameters documented in either channel: a schema description, or the text "
-        "explaining the parameter by name (an Args-style line counts). At least half documented: "
-        "baseline 3; a quarter, or one undocumented parameter of one: 2; less: 1.",
-        "+1 for one parameter, +2 for two or more (at least half of them), when the text adds a format, "
-        "example, default, range, unit or interaction that the parameter's schema does not already say.",
+        "`input-schema-not-object` and `schema-invalid` report it): 1, with the reason.",
+        *_fitted_steps("parameters"),
+        "A parameter the schema leaves bare is documented by the text when a specific `param_meaning` "
+        "sentence names it; a sentence that only names parameters (`param_restated`) documents nothing.",
     ],
     "conciseness": [
-        "Fewer than 4 words scores 2: under-specification is not conciseness.",
-        "From 5, one point off per issue: too few informative words for what nothing else documents (6 for "
-        "the purpose + 2 per parameter that neither its schema nor the text describes; two off at half "
-        "that or less), too many for the tool's size (40 + 15 per parameter; more off the further over), "
-        "the purpose not in the first words (a leading verb, or an opening noun phrase naming the subject "
-        "such as 'Delegation chain scan of skill files', puts it first; a price, a label or 'A handy tool' "
-        "does not), filler ('allows you to'), assertive or promotional wording, a redundant sentence (one "
-        "about the tool itself, or with no word not said before), a repeated sentence, restating the schema.",
-        "A plain sentence with nothing specific that still says something new earns nothing and does not "
-        "count towards the informative words, but costs no point: Glama does not mark it down.",
+        _READ,
+        *_fitted_steps("conciseness"),
+        "Informative words are the words of the specific sentences; a description needs about six, and "
+        "two more for each parameter nothing documents. The word budget is 40, plus 15 a parameter and 20 "
+        "for nesting.",
     ],
     "completeness": [
-        "From 1, one point for each thing the definition covers: a specific verb and resource (Purpose 4+), "
-        "the parameters documented (80%+), behaviour disclosed or annotations, the return value (described "
-        "or an output schema), when to use it (a when or when-not cue with evidence, or a sibling named).",
-        "One point off for a complex tool (5+ parameters or invocation cost 6+) without parameter semantics, "
-        "and for a tool that changes state but never says what it changes.",
+        _READ,
+        *_fitted_steps("completeness"),
     ],
 }
 
@@ -139,6 +131,10 @@ SCORECARD_DOC = """```
                 schemaDescriptionCoverage, hasNestedObjects, hasOutputSchema, hasAnnotations,
                 annotationValues, titleIsMeaningful, requiredFieldCount, schemaDepth,
                 unionChoiceCount, invocationCost, definitionBytes, inputHash},
+    "sentences": [{"start", "end", "text",  # each unit of the description, offsets into it
+                   "labels": [LABEL, ...],  # the clause codebook's labels, as the sentence model read them
+                   "specific": bool,        # whether it says something specific to this tool
+                   "set_aside": why}],      # only on units read as nothing: assertive, or repeated
     "findings": [FINDING, ...]                # this tool's lint findings
   }],
   "server_score": {
@@ -157,48 +153,37 @@ SCORECARD_DOC = """```
 A server without tools has `"tools": []` and a `server_score` whose scores are `null`."""
 
 
-CALIBRATION_DOC = """`bench/calibration.py` scores 204 real tool definitions whose TDQS scores Glama published
-(Behavior, Conciseness and Completeness on every page, Parameters on about half) and prints, per
-dimension, exact and within-±1 agreement, Spearman's ρ and the mean bias (ours minus theirs), beside the
-same figures for description length alone (ranked and mapped onto the published distribution). Glama's
-judge is an LLM whose scores move by one between runs. Measured on 2026-12-01:
+CALIBRATION_DOC_PATH = "docs/calibration.md"
+CALIBRATION_DOC = (
+    "`bench/calibration.py` measures the scorer against the TDQS scores Glama published for 427 real "
+    "tools of 340 servers (the two dev files of the calibration folder: Behavior, Conciseness and "
+    "Completeness on every page, Parameters on about half) and the sentence model against the "
+    "hand-labelled sentences, cross-validated: servers are grouped by owner and split into five fixed "
+    "folds, and each fold is scored by this scorer running a sentence model and a mapping refitted "
+    "without it. Its tables, with the date and what each target is, are in `docs/calibration.md`."
+)
 
-| dimension | n | exact | within ±1 | Spearman ρ | mean bias | length: exact | ±1 | ρ |
-|---|---|---|---|---|---|---|---|---|
-| behavior | 204 | 58% | 94% | 0.57 | -0.04 | 56% | 90% | 0.53 |
-| conciseness | 204 | 66% | 95% | 0.55 | +0.21 | 55% | 89% | 0.27 |
-| completeness | 204 | 48% | 91% | 0.68 | +0.19 | 49% | 88% | 0.58 |
-| parameters | 108 | 61% | 95% | 0.74 | +0.01 | 41% | 81% | 0.43 |
 
-With `--halves` it prints the table for each half of the set split by server (the parity of the first
-byte of the SHA-256 of the server's name). The Conciseness rules were tuned by looking at half A only;
-half B shows how they carry over:
-
-| half | n | exact | within ±1 | Spearman ρ | mean bias | length: exact | ±1 | ρ |
-|---|---|---|---|---|---|---|---|---|
-| A | 112 | 72% | 96% | 0.56 | +0.15 | 58% | 95% | 0.34 |
-| B | 92 | 59% | 92% | 0.55 | +0.27 | 48% | 79% | 0.20 |
-
-Still wrong: Conciseness meets its targets narrowly (ρ 0.554): most of Glama's Conciseness scores are 5, so
-ρ rests on the few tools it marks down, and a couple of them can move it across 0.55 (reading four-word
-German descriptions as German, and judging a foreign text's length by the English budget, each moved it to
-0.550 and are left undone for that). It runs generous (+0.21): about thirty tools we give 5 get 4 from Glama
-with no class of fault in common (the same definition got 4 in one snapshot and 5 in another), and the rest
-of the gap is the few tools it marks down hardest. A parameter named only in a passing list ("using
-recipient, subject, and body") is not documented, so it counts as bare. A URL (scheme and all) and words of
-another script are not read as Latin prose when the language is named, so English boilerplate under a title
-in another script is read as English; and the unit of a rate ("$0.02/call") is never taken for the purpose
-verb, so a text whose only English is its price and URL is not front-loaded. The 8 descriptions of the set
-whose prose is not English are scored on structure alone, which expects the faults of wording it cannot read
-at the rate English descriptions of as many statements show them (now under half a fault, so never a point);
-on those tools Glama's Conciseness follows nothing the structure shows. Completeness runs a little generous
-(+0.19). Evidence is judged by words, so a rare word that is itself the cue ("Authentication: as needed")
-still counts towards Conciseness's word budget, and a tool's own word used as a label ("Note: …" on a notes
-tool) reads as specific. A sentence that names parameters and says nothing of them ("Args: query: the
-query", "Takes a query (required) and a limit.") is set aside; an Args line needs two words beyond the
-parameter's name, its type note and the word "parameter" to document it, so a thin one ("project_name: Name
-of the project to switch to") documents nothing, which agrees with Glama's Parameters better than one word
-does (ρ 0.74 against 0.72)."""
+WHAT_STAYS = [
+    "The lint patterns for priority, emphasis and promotional wording (`scoring/cues.py`): a sentence "
+    "that carries them is set aside before the model reads it, so it earns nothing whatever the model "
+    "would make of it, and the lints report it; exactness matters more here than coverage.",
+    "The patterns of a claim that a call changes nothing, and of a claim's condition or mode: the False "
+    "Safety Claim and Annotation Contradiction gates compare a claim with the tool's own verbs and hints, "
+    "which a label alone cannot do (it says a sentence speaks of side effects, not which way).",
+    "The verbs by kind of action (`scoring/words.py`): the lifecycle of the server roll-up, the state a "
+    "tool changes and the contradiction of readOnlyHint are read from tool names, which have no sentences.",
+    "The specificity rule (`scoring/reading.py`): a sentence counts as specific only when it holds a value, "
+    "a name, a word rare in English and in tool descriptions, or, opening the description as its purpose, "
+    "a word that names an object, or, later, is a disclosure the model is sure of that names the tool's "
+    "own object (a word of its name, neither a parameter nor one of the words for a tool definition's own "
+    "parts: parameter, schema, result…). The model alone calls nearly every sentence specific (nine in ten "
+    "of the labelled ones are), content-free wording included; the rule is what keeps that wording from "
+    "earning anything.",
+    "The rubric's anchors for Purpose and Usage Guidelines, which Glama almost never publishes, so nothing "
+    "can be fitted to them; and its floors for the fitted dimensions (a disclosure the rubric names "
+    "earns at least a fraction of a point).",
+]
 
 
 def explain_lint(rule_id: str) -> str | None:
@@ -239,8 +224,13 @@ def scoring_markdown() -> str:
         "<!-- Generated by `python -m scoring.reference > docs/scoring.md`; edit scoring/ instead. -->",
         "",
         "`mcpdex score` judges every tool definition on the six dimensions of the Tool Definition Quality "
-        "Score, without a model: the same definition always gets the same scores. Each score comes with a "
-        "justification that names its evidence and what would earn more.",
+        "Score, offline and deterministically: the same definition always gets the same scores. It reads a "
+        "description sentence by sentence with a linear model learned from hand-labelled sentences (what "
+        "each tells an agent, by the clause codebook's labels, and whether it is specific to its tool), and "
+        "turns what the sentences say, with the schema, annotations and output schema, into each "
+        "dimension's score through a small mapping fitted to the scores Glama published. Each score comes "
+        "with a justification that quotes the sentences that earned it, with their labels, and names what "
+        "would earn more.",
         "",
         "## Arithmetic",
         "",
@@ -261,41 +251,40 @@ def scoring_markdown() -> str:
     ]
     out += [
         "Gates: no description (null or blank) scores 1 everywhere and flags `No Description`; a "
-        "description that only restates the name or title flags `Tautological Description` and caps "
-        "Purpose at 2. Smells are the dimensions below 3. A description that is not English, in any script "
-        "(Chinese by its letters; German, Spanish, French, Portuguese, Italian or Dutch told offline by "
-        "lingua when English function words are rare), is flagged `Unsupported Language` and scored on "
-        "structure alone: a stated purpose 4 (5 naming a sibling), usage 2 (3 with three or more further "
-        "statements, 4 naming a sibling), behaviour 2 (3 with two or more), parameters from the schema and "
-        "the parameters named in the text (1 for an unusable input schema), conciseness from the word "
-        "budget less the faults of wording English descriptions of as many statements average, "
-        "completeness as the English sum with what only the words could show counted at the rate English "
-        "descriptions of as many statements show it. A further statement counts only when it says "
-        "something specific (a number, an identifier, or a word rare in its language by wordfreq), so "
-        "filler sentences earn nothing; every justification says so and names the language.",
+        "description that only restates the name flags `Tautological Description` and caps Purpose at 2 (a "
+        "description that repeats the title is noted in Purpose's justification, not flagged: clients show "
+        "the title beside it). A description with nothing specific that only restates the name scores 1 on "
+        "Behavior and Completeness, as the rubric's 'Process' does. Smells are the dimensions below 3. A "
+        "description that is not English, in any script (Chinese by its letters; German, Spanish, French, "
+        "Portuguese, Italian or Dutch told offline by lingua when English function words are rare), is "
+        "flagged `Unsupported Language` and scored on structure alone: a stated purpose 4 (5 naming a "
+        "sibling), usage 2 (3 with three or more further statements, 4 naming a sibling), and the fitted "
+        "dimensions through the same mapping, with what the schema and annotations show measured and what "
+        "only the words could show counted at the rate English descriptions of as many further statements "
+        "show it (a table fitted with the mapping). A further statement counts only when it says something "
+        "specific (a number, an identifier, or a word rare in its language by wordfreq).",
         "",
     ]
+    out += ["## How sentences are read", ""]
     out += [
-        "Evidence, not cues: a sentence with nothing specific to the tool (filler, a header with nothing "
-        "under it, the schema restated) or nothing it has not already said is boilerplate; it earns "
-        "nothing on any dimension, and costs a point of Conciseness when it is redundant (it speaks of the "
-        "tool itself or adds no new word). Verbs are read with lemminflect "
-        "(imperative and third person, coordinated 'Fetch and convert', solid phrasal 'Cleanup'); how "
-        "common a word is comes from wordfreq. Both tables are derived once per install and cached.",
+        "A description is cut into units (`scoring/sentences.py`): sentences, list items, headings and "
+        "fenced blocks, each with its offsets. Units with priority, emphasis or promotional wording, units "
+        "said a second time, and a safety claim on a tool whose name or purpose changes state are set aside "
+        "first: they earn nothing. The sentence model (`scoring/model/sentences.json`) gives every other "
+        "unit the labels " + ", ".join(f"`{label}`" for label in LABELS) + " from its words and word pairs "
+        "(in base form, with the tool's parameter and sibling names as placeholders), its place, the "
+        "heading it sits under and the unit before it; one logistic regression per label, and one for "
+        "`specific`. `param_restated`, `filler` and `none` are never specific.",
         "",
-    ]
-    out += [
-        "Assertive and promotional wording ('IMPORTANT:', 'the best tool for', 'always use this tool "
-        "first') is set aside before anything is read: it earns nothing on any dimension, costs a point "
-        "of Conciseness, and is reported as a lint finding.",
+        "The model and the mapping are fitted by `python -m scoring.training` from the calibration folder's "
+        "labelled sentences and the project's own labels of real packages (`scoring/model/labels.json`, by "
+        "source, tool, position and hash; the text is read from each source's snapshot, which "
+        "`scripts/fetch-label-sources` makes); the same command with `--check` refits and fails if the "
+        "shipped files differ.",
         "",
-    ]
-    out += [
-        "When a justification names the sibling to set a tool apart from, it is one whose purpose overlaps: "
-        "its name acts on the same resource (`update_issue` for `create_issue`), one name is the other's "
-        "verb alone (`browser_navigate` / `browser_navigate_back`), or the two descriptions share half "
-        "their words. A shared prefix or verb alone (`browser_click` / `browser_close`) is no overlap; "
-        "without one the justification says 'a similar tool'.",
+        "What is still read by rule, and why:",
+        "",
+        *[f"- {item}" for item in WHAT_STAYS],
         "",
     ]
     out += ["## How each dimension is judged", ""]

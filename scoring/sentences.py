@@ -31,19 +31,23 @@ class Unit:
         return words <= 8 and (text.endswith(":") or (text.isupper() and words <= 6 and text[-1:] != "."))
 
 
-_FENCE = re.compile(r"^[ \t]*(```|~~~)")
+# A fence opens with an optional info string ("```json") and closes with nothing after it.
+_OPENING_FENCE = re.compile(r"[ \t]*(?:```|~~~)[\w+.-]*[ \t]*$")
+_CLOSING_FENCE = re.compile(r"[ \t]*(?:```|~~~)[ \t]*$")
 _LIST_MARKER = re.compile(r"[ \t]*(?:[-*•·+▪►]|\d{1,3}[.)]|[a-z][.)](?=\s))[ \t]+")
 _LEADING_SPACE = re.compile(r"[ \t>]*")
 # A sentence ends at '.', '!' or '?' (with any closing quotes or brackets) before white space.
 _SENTENCE_END = re.compile(r"(?<=[.!?])([\"')\]]*)\s+")
 # An XML-style element ("<IMPORTANT>…</IMPORTANT>") fences text off; a lone "<title>" is a placeholder.
 _CLOSING_TAG = re.compile(r"</([A-Za-z][\w-]{0,30})\s*>")
-# Full stops that end no sentence: abbreviations, and an initial or a number before another full stop.
+# Full stops that end no sentence: abbreviations, and an initial or an ellipsis ("...", but "...." is one
+# with its full stop); "etc." and "Inc." end one when a capital follows ("…, etc. Then …").
 _ABBREVIATION = re.compile(
-    r"(?:\b(?:e\.g|i\.e|etc|vs|approx|incl|esp|resp|cf|al|viz|ca|min|max|no|nos|vol|fig|ref|ver|"
-    r"Mr|Mrs|Ms|Dr|St|Inc|Ltd|Co|Jr|Sr)|\b[A-Z]|\.\.)\.$",
+    r"(?:\b(?:e\.g|i\.e|vs|approx|incl|esp|resp|cf|viz|ca|min|max|no|nos|vol|fig|ref|ver|"
+    r"Mr|Mrs|Ms|Dr|St|Jr|Sr)|(?:^|(?<=[\s.]))[A-Z]|(?<!\.)\.\.)\.$",
     re.IGNORECASE,
 )
+_ENDING_ABBREVIATION = re.compile(r"\b(?:etc|al|Inc|Ltd|Co)\.$", re.IGNORECASE)
 
 
 def split_units(description: str) -> list[Unit]:
@@ -59,12 +63,13 @@ def split_units(description: str) -> list[Unit]:
     for line in description.splitlines(keepends=True):
         start, end = position, position + len(line.rstrip("\r\n"))
         position += len(line)
-        if _FENCE.match(line):
-            if fence_start is None:
-                fence_start = start
-            else:
-                _add(units, description, fence_start, end)
-                fence_start = None
+        bare = line.rstrip("\r\n")
+        if fence_start is None and _OPENING_FENCE.fullmatch(bare):
+            fence_start = start
+            continue
+        if fence_start is not None and _CLOSING_FENCE.fullmatch(bare):
+            _add(units, description, fence_start, end)
+            fence_start = None
             continue
         if fence_start is not None:
             continue
@@ -73,8 +78,14 @@ def split_units(description: str) -> list[Unit]:
         if marker:
             start = marker.end()
         _split_line(units, description, start, end, breaks)
-    if fence_start is not None:  # an unclosed fence runs to the end
-        _add(units, description, fence_start, len(description.rstrip()))
+    if fence_start is not None:  # a fence never closed fences nothing: its lines are read as lines
+        rest = description[fence_start:]
+        first_line = len(rest.split("\n", 1)[0]) + 1
+        _add(units, description, fence_start, fence_start + first_line - 1)
+        units.extend(
+            Unit(fence_start + first_line + unit.start, fence_start + first_line + unit.end, unit.text)
+            for unit in split_units(rest[first_line:])
+        )
     return units
 
 
@@ -82,7 +93,13 @@ def _split_line(units: list[Unit], description: str, start: int, end: int, break
     piece_start = start
     for match in breaks.finditer(description, start, end):
         before = description[piece_start : match.start()]
-        if before.endswith(".") and _ABBREVIATION.search(before):
+        if before.endswith(".") and (
+            _ABBREVIATION.search(before)
+            or (
+                _ENDING_ABBREVIATION.search(before)
+                and not description[match.end() : match.end() + 1].isupper()
+            )
+        ):
             continue
         _add(units, description, piece_start, match.end(1) if match.group(1) is not None else match.start())
         piece_start = match.end()

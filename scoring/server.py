@@ -10,6 +10,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Set
+from dataclasses import dataclass
 from typing import Any
 
 from scoring.arithmetic import (
@@ -21,25 +22,48 @@ from scoring.arithmetic import (
     tenths,
     tier,
 )
-from scoring.language import Analysis
 from scoring.lints import GENERIC_NAMES, naming_convention
 from scoring.signals import ContextSignals, properties_of
+from scoring.tool_reading import ToolReading
 from scoring.toolset import ToolNames, content, jaccard, name_actions, name_verb, stem
 from scoring.toolset import namespace as toolset_namespace
 from scoring.words import VERB_KIND, name_words, verb_lemma, word_tokens
 
 
-def disambiguation(
-    tools: list[dict[str, Any]], analyses: dict[str, Analysis], index: ToolNames
-) -> tuple[int, str]:
+@dataclass(frozen=True)
+class Confusable:
+    """The pairs of tools an agent could take for one another: descriptions sharing most of their words
+    (or one template with schemas alike) for purposes not told apart by kind of action or object.
+    ``helped`` pairs are those whose descriptions name each other. Tools' Purpose and the server's
+    Disambiguation read the same pairs."""
+
+    confused: tuple[tuple[str, str], ...]
+    helped: tuple[tuple[str, str], ...]
+    confused_count: int
+    helped_count: int
+    twins: int  # pairs with near-identical descriptions
+    cut: bool  # whether comparisons per tool were bounded, so the counts are a floor
+    partners: dict[str, tuple[str, ...]]
+
+    def of(self, name: str) -> tuple[str, ...]:
+        """The tools ``name`` could be taken for."""
+        return self.partners.get(name, ())
+
+
+_EXAMPLES = 3  # pairs kept by name; a server of look-alikes has tens of thousands
+
+
+def confusable_pairs(
+    tools: list[dict[str, Any]], readings: dict[str, ToolReading], index: ToolNames
+) -> Confusable:
     # Names differ by design, so only what the descriptions say is compared: the index finds the pairs
     # whose descriptions share at least half their words (more unlike ones cannot be confused).
     names = index.names
     params = [set(properties_of(t.get("inputSchema"))) for t in tools]
-    # Counts and the first three examples: a server of look-alikes has tens of thousands of pairs.
     confused: list[tuple[str, str]] = []
     helped: list[tuple[str, str]] = []
     counts = {"confused": 0, "helped": 0, "twins": 0}
+    partners: dict[str, list[str]] = {}
     pairs, cut = index.alike_pairs()
     theme = index.theme
     for left_index, right_index, text_similarity in pairs:
@@ -49,19 +73,35 @@ def disambiguation(
         counts["twins"] += text_similarity >= 0.9
         # "Get dividends for a symbol" and "Get news for a symbol", "Create a directory" and "List a
         # directory": one template, two purposes, told apart by what each acts on or how.
-        objects = (_objects(left, analyses[left], theme), _objects(right, analyses[right], theme))
-        kinds = {analyses[left].verb_kind, analyses[right].verb_kind}
+        objects = (_objects(left, readings[left], theme), _objects(right, readings[right], theme))
+        kinds = {readings[left].action, readings[right].action}
         distinct_actions = len(kinds) == 2 and kinds <= _DISTINCT_KINDS
         if text_similarity < 0.9 and (distinct_actions or _different_objects(*objects)):
             continue
         if text_similarity >= 0.7 or schema_similarity >= 0.8:
-            named = right in analyses[left].siblings_named or left in analyses[right].siblings_named
+            named = right in readings[left].siblings_named or left in readings[right].siblings_named
             kind, examples = ("helped", helped) if named else ("confused", confused)
             counts[kind] += 1
-            if len(examples) < 3:
+            if len(examples) < _EXAMPLES:
                 examples.append((left, right))
-    weight = counts["confused"] + counts["helped"] / 2
-    if counts["twins"] >= 2:
+            if len(partners.get(left, ())) < _EXAMPLES:
+                partners.setdefault(left, []).append(right)
+            if len(partners.get(right, ())) < _EXAMPLES:
+                partners.setdefault(right, []).append(left)
+    return Confusable(
+        confused=tuple(confused),
+        helped=tuple(helped),
+        confused_count=counts["confused"],
+        helped_count=counts["helped"],
+        twins=counts["twins"],
+        cut=cut,
+        partners={name: tuple(others) for name, others in partners.items()},
+    )
+
+
+def disambiguation(tools: list[dict[str, Any]], pairs: Confusable) -> tuple[int, str]:
+    weight = pairs.confused_count + pairs.helped_count / 2
+    if pairs.twins >= 2:
         score = 1
     elif weight == 0:
         score = 5
@@ -71,16 +111,17 @@ def disambiguation(
         score = 3
     else:
         score = 2
-    if not confused and not helped:
+    if not pairs.confused and not pairs.helped:
         return (
             score,
             f"No two of the {len(tools)} tools have alike descriptions and schemas; each is distinct.",
         )
-    shown = ", ".join(f"`{a}`/`{b}`" for a, b in (confused + helped)[:3])
+    shown = ", ".join(f"`{a}`/`{b}`" for a, b in (pairs.confused + pairs.helped)[:_EXAMPLES])
+    total = pairs.confused_count + pairs.helped_count
     # Past the comparison bound the count is a floor.
-    text = f"{'at least ' if cut else ''}{counts['confused'] + counts['helped']} pair(s) read alike ({shown})"
-    if helped:
-        text += f"; in {counts['helped']} the descriptions name each other, which helps"
+    text = f"{'at least ' if pairs.cut else ''}{total} pair{'s' if total != 1 else ''} read alike ({shown})"
+    if pairs.helped:
+        text += f"; in {pairs.helped_count} the descriptions name each other, which helps"
     return score, text + ". Say in each what sets it apart from the other to earn more."
 
 
@@ -88,9 +129,9 @@ def disambiguation(
 _DISTINCT_KINDS = frozenset(["read", "create", "update", "delete"])
 
 
-def _objects(name: str, analysis: Analysis, theme: Set[str]) -> set[str]:
+def _objects(name: str, reading: ToolReading, theme: Set[str]) -> set[str]:
     """The stems of what a tool acts on, by its name and its purpose, beyond the server's theme."""
-    return ({stem(word) for word in name_verb(name)[1]} | content(analysis.resource or "")) - theme
+    return ({stem(word) for word in name_verb(name)[1]} | content(reading.purpose_object)) - theme
 
 
 def _different_objects(left: set[str], right: set[str]) -> bool:
@@ -174,7 +215,7 @@ def _is_generic(name: str) -> bool:
     )
 
 
-def lifecycle(tools: list[dict[str, Any]], analyses: dict[str, Analysis]) -> tuple[int, str]:
+def lifecycle(tools: list[dict[str, Any]], readings: dict[str, ToolReading]) -> tuple[int, str]:
     kinds_by_resource: dict[str, set[str]] = {}
     shown: dict[str, str] = {}
     unknown = 0
@@ -185,7 +226,7 @@ def lifecycle(tools: list[dict[str, Any]], analyses: dict[str, Analysis]) -> tup
         # without a verb ("whois_domain") takes the action its description leads with.
         verbs, resource = name_actions(name)
         kinds = {VERB_KIND[verb] for verb in verbs} or {
-            kind for kind in (analyses[name].verb_kind,) if kind is not None and kind != "vague"
+            kind for kind in (readings[name].action,) if kind is not None and kind != "vague"
         }
         if not kinds or _is_generic(name):
             unknown += 1
@@ -225,7 +266,7 @@ def lifecycle(tools: list[dict[str, Any]], analyses: dict[str, Analysis]) -> tup
 def shadowing(
     tools: list[dict[str, Any]],
     signals: dict[str, ContextSignals],
-    analyses: dict[str, Analysis],
+    readings: dict[str, ToolReading],
     index: ToolNames,
 ) -> list[dict[str, Any]]:
     """Tools whose purpose a much cheaper sibling substantially covers (reported, never scored)."""
@@ -244,7 +285,7 @@ def shadowing(
         if below == 0:
             continue
         cheap_cost, cheap = by_cost[below - 1]
-        overlap = _purpose_overlap(dear, cheap, analyses, theme)
+        overlap = _purpose_overlap(dear, cheap, readings, theme)
         if overlap:
             flagged.add(dear)
             risks.append(
@@ -263,19 +304,19 @@ def shadowing(
     return risks
 
 
-def _purpose_overlap(dear: str, cheap: str, analyses: dict[str, Analysis], theme: Set[str]) -> str | None:
+def _purpose_overlap(dear: str, cheap: str, readings: dict[str, ToolReading], theme: Set[str]) -> str | None:
     """The shared action and resource of two tools beyond the server's ``theme``, or None when their
     purposes differ."""
-    left, right = analyses[dear], analyses[cheap]
+    left, right = readings[dear], readings[cheap]
     left_verb, left_words = name_verb(dear)
     right_verb, _ = name_verb(cheap)
-    left_kind = left.verb_kind or VERB_KIND.get(left_verb or "")
-    right_kind = right.verb_kind or VERB_KIND.get(right_verb or "")
+    left_kind = left.action or VERB_KIND.get(left_verb or "")
+    right_kind = right.action or VERB_KIND.get(right_verb or "")
     if left_kind != right_kind or left_kind not in {"read", "action"}:
         return None
     shared = _objects(dear, left, theme) & _objects(cheap, right, theme)
     # Compared by stem, shown as the dearer tool's own words ("variant", not the stem "varian").
-    said = [*left_words, *word_tokens(left.resource or "")]
+    said = [*left_words, *word_tokens(left.purpose_object)]
     shown = sorted({word.lower() for word in said if stem(word) in shared})
     return f"both {left_kind} {', '.join(shown)}" if shared else None
 
@@ -283,9 +324,10 @@ def _purpose_overlap(dear: str, cheap: str, analyses: dict[str, Analysis], theme
 def roll_up(
     tools: list[dict[str, Any]],
     tool_cards: list[dict[str, Any]],
-    analyses: dict[str, Analysis],
+    readings: dict[str, ToolReading],
     signals: dict[str, ContextSignals],
     index: ToolNames,
+    pairs: Confusable,
 ) -> dict[str, Any]:
     """The server score of ``tools`` (distinct names, in ``index``'s order): description quality,
     coherence, overall and shadowing, with reasons."""
@@ -305,10 +347,10 @@ def roll_up(
         }
     quality = description_quality(scores)
     judged = {
-        "disambiguation": disambiguation(tools, analyses, index),
+        "disambiguation": disambiguation(tools, pairs),
         "naming_consistency": naming_consistency(tools),
         "tool_count": tool_count(tools, scores),
-        "completeness": lifecycle(tools, analyses),
+        "completeness": lifecycle(tools, readings),
     }
     coherence = {
         key: {"score": score, "justification": text, "label": COHERENCE_DIMENSIONS[key]}
@@ -325,7 +367,7 @@ def roll_up(
         f"{judged['completeness'][0]}.",
         f"Overall {overall} = 0.7 x {quality} + 0.3 x {coherent}, rounded half-up.",
     ]
-    risks = shadowing(tools, signals, analyses, index)
+    risks = shadowing(tools, signals, readings, index)
     if risks:
         reasons.append(f"{len(risks)} tool(s) at shadowing risk: {', '.join(r['tool'] for r in risks)}.")
     return {

@@ -11,15 +11,16 @@ the same in any language. Every justification says it was scored on structure an
 
 from __future__ import annotations
 
-import math
 import re
+from dataclasses import replace
 
 from scoring import lexicon
-from scoring.dimensions import Scored, ToolView, unusable_input_schema, word_budget
+from scoring.dimensions import Scored, ToolView, unusable_input_schema
 from scoring.languages import iso_code, language_of
+from scoring.mapping import TEXTUAL, evidence
+from scoring.sentences import split_units
 from scoring.signals import described_parameters
-from scoring.toolset import name_verb
-from scoring.words import VERB_KIND, is_identifier, split_sentences
+from scoring.words import is_identifier
 
 # A prose word in any script; runs of Chinese, Japanese or Korean letters count two letters a word.
 _WORD = re.compile(r"[^\W\d_][\w'’-]*")
@@ -27,8 +28,6 @@ _WIDE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900
 _LIST_ITEM = re.compile(r"^[ \t]*(?:[-*•]|\d+[.)])[ \t].*$", re.MULTILINE)
 # Further statements that make a description as rich as English ones that say when and how it behaves.
 _RICH = 3
-# Further statements from which English descriptions mostly disclose behaviour (Behavior 3 on average).
-_DISCLOSING = 2
 
 
 def words_in(text: str) -> int:
@@ -41,30 +40,31 @@ def _lead(view: ToolView) -> str:
     return f"Structure only (the description is in {language_of(view.description)}, which is not analysed)"
 
 
-def _mentioned(view: ToolView) -> list[str]:
-    """Parameters the text names by their exact identifier (an identifier reads the same in any language)."""
-    tokens = set(re.findall(r"[\w.-]+", view.description))
-    return [name for name in view.params if name in tokens]
-
-
 def further_statements(description: str) -> int:
+    """How many sentences after the first state something new (``statement_texts``)."""
+    return len(statement_texts(description)) - 1 if description.strip() else 0
+
+
+def statement_texts(description: str) -> list[str]:
     """Sentences after the first that state something new: four words or more, two of them not used in
     an earlier sentence, and one that says something specific (a number, an identifier, or a word rare
     in the description's language as wordfreq counts it, as the English evidence is judged), so that
     filler ("This tool is very useful for many tasks") is no statement. In English such sentences mostly
     say when to use the tool and what it does beyond its purpose; in any language their count is the
     structure that tracks it. List items are not counted: they enumerate fields or options rather than
-    say when or how."""
+    say when or how. Returns the first sentence and those that count."""
     language = iso_code(language_of(description))
     seen: set[str] = set()
-    count = 0
+    said: list[str] = []
     prose = _LIST_ITEM.sub("", description)
-    for index, sentence in enumerate(split_sentences(prose)):
+    for index, sentence in enumerate(unit.text for unit in split_units(prose)):
         words = {word.lower() for word in _WORD.findall(sentence)}
-        if index and words_in(sentence) >= 4 and len(words - seen) >= 2 and _specific(sentence, language):
-            count += 1
+        if not index or (
+            words_in(sentence) >= 4 and len(words - seen) >= 2 and _specific(sentence, language)
+        ):
+            said.append(sentence)
         seen |= words
-    return count
+    return said
 
 
 def _specific(sentence: str, language: str | None) -> bool:
@@ -79,7 +79,7 @@ def _specific(sentence: str, language: str | None) -> bool:
 
 
 def purpose(view: ToolView, words: int) -> Scored:
-    siblings = view.analysis.siblings_named
+    siblings = view.reading.siblings_named
     if view.tautological or words < 3:
         return (
             2,
@@ -97,7 +97,7 @@ def purpose(view: ToolView, words: int) -> Scored:
 
 
 def usage(view: ToolView, statements: int) -> Scored:
-    siblings = view.analysis.siblings_named
+    siblings = view.reading.siblings_named
     if siblings:
         return (
             4,
@@ -111,148 +111,83 @@ def usage(view: ToolView, statements: int) -> Scored:
     return 2, f"{_lead(view)}: no sibling tool is named, so no boundary of use can be seen."
 
 
-def behavior(view: ToolView, statements: int) -> Scored:
-    carried = "annotations declare the safety profile" if view.annotated else "there are no annotations"
-    if statements >= _DISCLOSING:
-        return 3, f"{_lead(view)}: {carried}; {statements} further statements may disclose more, unverified."
-    return 2, f"{_lead(view)}: {carried}; what the text discloses cannot be verified here."
+def _mentioned(view: ToolView) -> frozenset[str]:
+    """Parameters the text names by their exact identifier (an identifier reads the same in any language),
+    in units that say something beyond parameters' names ("Takes limit (required)." does not)."""
+    said = " ".join(unit.text for unit in view.reading.units if unit.specific)
+    tokens = set(re.findall(r"[\w.-]+", said))
+    return frozenset(name.lower() for name in view.params if name in tokens)
 
 
-def parameters(view: ToolView, statements: int) -> Scored:
-    count = view.signals["paramCount"]
-    if unusable := unusable_input_schema(view):
-        return unusable[0], f"{_lead(view)}: {unusable[1]}"
-    if count == 0:
-        return 4, f"{_lead(view)}: takes no parameters, so the schema needs no explaining (baseline 4)."
+def structural_evidence(view: ToolView, words: int, statements: int) -> dict[str, dict[str, float]]:
+    """The fitted dimensions' evidence of a description the sentence model cannot read: what the
+    structure shows is measured, and what only the words could show takes the value English
+    descriptions of as many further statements have on average."""
     described = described_parameters(view.params)
-    documented = described | set(_mentioned(view))
-    coverage = len(documented) / count
-    score = 3 if coverage >= 0.5 else 2 if coverage >= 0.25 or count == 1 else 1
-    text = f"{_lead(view)}: the schema describes {len(described)} of {count} parameters"
-    if documented - described:
-        text += f" and the text names {', '.join(f'`{name}`' for name in sorted(documented - described))}"
-    if statements >= _RICH and documented:
-        return min(5, score + 1), text + f"; {statements} further statements may explain them, unverified."
-    return score, text + "; what the text says of them cannot be verified here."
-
-
-# How many faults the English Conciseness finds that a foreign text hides (a purpose not front-loaded,
-# filler, promotion, a sentence about the tool itself or saying nothing new, the schema restated), on
-# average over real English descriptions with 0, 1, 2 and 3 or more further statements (the corpus,
-# 0.01, 0.16, 0.15 and 0.29, rounded half-up to tenths): the more a description goes on, the likelier it
-# pads, though never by half a fault on average.
-_HIDDEN_FAULTS = (0.0, 0.2, 0.2, 0.3)
-
-
-def conciseness(view: ToolView, words: int, statements: int) -> Scored:
-    fewest, most = word_budget(view.signals)
-    issues = []
-    if words < fewest:
-        issues.append(f"{words} words are few for {view.signals['paramCount']} parameters (about {fewest}+)")
-    if words > most:
-        over = words / most
-        issues += [f"{words} words for a tool of this size (about {most} would do)"] * (
-            1 if over <= 2 else 2 if over <= 4 else 3 if over <= 8 else 4
-        )
-    if view.analysis.duplicate_sentences:
-        issues.append("a repeated sentence")
-    hidden = _HIDDEN_FAULTS[min(statements, 3)]
-    score = 2 if words < 4 else max(1, math.floor(5 - len(issues) - hidden + 0.5))
-    if hidden >= 0.5:
-        issues.append(
-            f"{statements} further statements, where English descriptions as long average {hidden} "
-            "fault(s) of wording that cannot be read here"
-        )
-    if not issues:
-        return score, f"{_lead(view)}: {words} words, within the budget for this tool; nothing is repeated."
-    return score, f"{_lead(view)}: " + "; ".join(dict.fromkeys(issues)) + "."
-
-
-# How often real English descriptions with 0, 1, 2 and 3 or more further statements disclose what the
-# English Completeness counts and a foreign text hides: behaviour beyond the action, the return value,
-# when to use the tool, the parameters' semantics, and what a tool that changes state changes. Measured
-# with the English analysis on the corpus of real servers' tools, rounded to tenths.
-_DISCLOSED = {
-    "its behaviour": (0.0, 0.1, 0.5, 0.7),
-    "the return value": (0.0, 0.2, 0.4, 0.4),
-    "when to use it": (0.0, 0.2, 0.2, 0.4),
-    "parameter semantics": (0.0, 0.2, 0.1, 0.6),
-    "what it changes": (0.0, 0.0, 0.1, 0.1),
-}
-
-
-def _likely(item: str, statements: int) -> float:
-    """How likely an English description of as many further statements covers ``item``."""
-    return _DISCLOSED[item][min(statements, 3)]
-
-
-def completeness(view: ToolView, words: int, statements: int) -> Scored:
-    """The English Completeness (one point from 1 for each thing covered, less one for each thing a
-    complex or state-changing tool leaves unsaid), with what the text may say counted at the rate English
-    descriptions of as many statements say it: what the structure shows is credited, the rest expected."""
-    signals, count = view.signals, view.signals["paramCount"]
-    mentioned = [
-        name
-        for name in _mentioned(view)
-        if not (isinstance(view.params[name], dict) and view.params[name].get("description"))
-    ]
-    described = signals["paramsWithDescriptions"] + len(mentioned)
-    coverage = 1.0 if count == 0 else described / count
-    complex_tool = count >= 5 or signals["invocationCost"] >= 6
-    verb, _ = name_verb(view.name)
-    mutating = (verb is not None and VERB_KIND[verb] in {"create", "update", "delete"}) or view.hint(
-        "destructive"
-    ) is True
-    covered = [
-        (purpose(view, words)[0] >= 4, "what it acts on", "too few words to state a purpose"),
-        (
-            coverage >= 0.8,
-            "the parameters' meaning",
-            f"only {described} of {count} parameters are documented",
-        ),
-        (view.annotated, "its behaviour", "no annotations, and no behaviour disclosure can be seen"),
-        (
-            signals["hasOutputSchema"],
-            "the return value",
-            "no output schema, and no description of the return value can be seen",
-        ),
-        (
-            bool(view.analysis.siblings_named),
-            "when to use it",
-            "no sibling named, so no boundary of use can be seen",
-        ),
-    ]
-    expected = 1.0 + sum(1.0 if have else _likely(label, statements) for have, label, _ in covered[2:])
-    expected += sum(1 for have, _, _ in covered[:2] if have)
-    gaps = [gap for have, _, gap in covered if not have]
-    if complex_tool:
-        expected -= 1 - _likely("parameter semantics", statements)
-        gaps.append(f"{count} parameters, and no parameter semantics or example can be seen")
-    if mutating:
-        expected -= 1 - _likely("what it changes", statements)
-        gaps.append("its name says it changes state, and what it changes cannot be seen")
-    score = max(1, min(5, math.floor(expected + 0.5)))
-    have = [label for has, label, _ in covered if has]
-    text = f"{_lead(view)}: for {count} parameter(s)"
-    if not gaps:
-        return score, f"{text} nothing structural is missing."
-    text += f", {'; '.join(gaps)}"
-    if have:
-        text += f"; covers {', '.join(have)}"
-    return (
-        score,
-        text + f"; what {statements} further statement(s) say is counted at the rate English ones say it.",
+    bare = frozenset(name.lower() for name in view.params if name not in described)
+    # Only the sentences that state something count towards enough words, as in English.
+    informative = words_in(" ".join(statement_texts(view.description)))
+    facts = replace(
+        view.reading.facts,
+        documented_in_text=_mentioned(view) & bare,
+        words=words,
+        informative_words=informative,
     )
+    values = evidence((), facts)
+    mapping = view.mapping
+    for dimension, pieces in TEXTUAL.items():
+        for piece in pieces:
+            values[dimension][piece] = mapping.expect(dimension, piece, statements)
+    values["completeness"]["purpose"] = float(words >= 3 and not view.tautological)
+    if view.signals["hasOutputSchema"]:
+        values["completeness"]["returns"] = 1.0
+    stated = mapping.expect("behavior", "side_effect", statements)
+    changing = float(facts.mutating) * (1.0 - stated)
+    values["behavior"]["unstated_change"] = values["completeness"]["unstated_change"] = changing
+    return values
+
+
+_STRUCTURE_NOTE = (
+    "what only the words could show is counted at the rate English descriptions of as many statements show it"
+)
+
+
+def _fitted(view: ToolView, dimension: str, values: dict[str, float], said: str) -> Scored:
+    score = view.mapping.score(dimension, values)
+    return score, f"{_lead(view)}: {said}; {_STRUCTURE_NOTE}."
 
 
 def structure_dimensions(view: ToolView) -> dict[str, Scored]:
     """All six dimensions of a described tool whose description is not in English, in rubric order."""
     words, statements = words_in(view.description), further_statements(view.description)
+    values = structural_evidence(view, words, statements)
+    signals = view.signals
+    count = signals["paramCount"]
+    described = len(described_parameters(view.params))
+    carried = "the annotations declare the safety profile" if view.annotated else "there are no annotations"
+    parameters = unusable_input_schema(view)
+    if parameters is not None:
+        parameters = parameters[0], f"{_lead(view)}: {parameters[1]}"
+    else:
+        in_text = len(_mentioned(view) - {name.lower() for name in described_parameters(view.params)})
+        parameters = _fitted(
+            view,
+            "parameters",
+            values["parameters"],
+            f"the schema describes {described} of {count} parameters"
+            + (f" and the text names {in_text} more by identifier" if in_text else ""),
+        )
     return {
         "purpose": purpose(view, words),
         "usage_guidelines": usage(view, statements),
-        "behavior": behavior(view, statements),
-        "parameters": parameters(view, statements),
-        "conciseness": conciseness(view, words, statements),
-        "completeness": completeness(view, words, statements),
+        "behavior": _fitted(
+            view, "behavior", values["behavior"], f"{carried}; {statements} further statement(s)"
+        ),
+        "parameters": parameters,
+        "conciseness": _fitted(
+            view, "conciseness", values["conciseness"], f"{words} words for {count} parameter(s)"
+        ),
+        "completeness": _fitted(
+            view, "completeness", values["completeness"], f"{words} words, {statements} further statement(s)"
+        ),
     }

@@ -14,7 +14,6 @@ from functools import lru_cache
 from itertools import islice
 from typing import overload
 
-from scoring.evidence import names_vocabulary
 from scoring.words import STOPWORDS, VERB_KIND, name_words, verb_lemma, word_tokens
 
 # Words of a tool name that join or qualify its words without naming a resource.
@@ -165,7 +164,6 @@ class ToolNames:
         self._by_verb = {key: sorted(names) for key, names in by_verb.items()}
         self._alike: tuple[list[tuple[int, int, float]], bool] | None = None
         self._alike_by_tool: dict[int, dict[str, float]] | None = None
-        self._vocabulary: frozenset[str] | None = None
         self._theme: frozenset[str] | None = None
 
     @property
@@ -177,13 +175,6 @@ class ToolNames:
             least = max(3, len(self.names) / 3)
             self._theme = frozenset(word for word, count in named.items() if count >= least)
         return self._theme
-
-    @property
-    def vocabulary(self) -> frozenset[str]:
-        """The telling words of every tool name of the server, read once for all its tools."""
-        if self._vocabulary is None:
-            self._vocabulary = names_vocabulary(frozenset(self.names))
-        return self._vocabulary
 
     def siblings_of(self, name: str) -> Siblings:
         return Siblings(self, name)
@@ -252,11 +243,6 @@ class Siblings(Sequence[str]):
         self._names = names
         self.name = name
         self._skip = names.position.get(name, len(names.names))
-
-    @property
-    def vocabulary(self) -> frozenset[str]:
-        """The telling words of the server's tool names, this one's included (``ToolNames.vocabulary``)."""
-        return self._names.vocabulary
 
     def __len__(self) -> int:
         return len(self._names.names) - (self._skip < len(self._names.names))

@@ -45,9 +45,9 @@ def text_console() -> Console:
     """The console text results are printed on (stdout)."""
     from registry.core.printable import console
 
-    # Piped output is not squeezed into 80 columns, and long lines are not wrapped, so it greps cleanly.
-    tty = sys.stdout.isatty()
-    return console(highlight=False, width=None if tty else 200, soft_wrap=not tty)
+    # Piped output is as wide as its tables (see `console`), and long lines are not wrapped, so it greps
+    # cleanly.
+    return console(highlight=False, soft_wrap=not sys.stdout.isatty())
 
 
 def roll_up_line(roll_up: dict[str, Any]) -> str:
@@ -99,10 +99,12 @@ def print_summary(
         f"  via {source.get('transport', '?')}{took}"
     )
     counts = {k: len(snapshot.get(k) or []) for k in ("tools", "resources", "resourceTemplates", "prompts")}
+    from registry.core.wording import counted
+
     console.print(
-        f"{counts['tools']} tools, {counts['resources']} resources, "
-        f"{counts['resourceTemplates']} resource templates, "
-        f"{counts['prompts']} prompts  {snapshot.get('digest', '')[:19]}"
+        f"{counted(counts['tools'], 'tool')}, {counted(counts['resources'], 'resource')}, "
+        f"{counted(counts['resourceTemplates'], 'resource template')}, "
+        f"{counted(counts['prompts'], 'prompt')}  {snapshot.get('digest', '')[:19]}"
     )
     from registry.diffing.context_cost import context_cost
 
@@ -118,7 +120,7 @@ def print_summary(
     cards = scorecard["tools"] if scorecard is not None else []
     table = Table(show_edge=False, pad_edge=False)
     for column in ("tool", "params", "required", "output", "annotations", "problems", "tokens"):
-        table.add_column(column)
+        table.add_column(column, justify="right" if column in ("params", "problems", "tokens") else "left")
     if cards:
         table.add_column("score", no_wrap=True)
     for index, tool in enumerate((snapshot.get("tools") or [])[:_TOOLS_SHOWN]):
@@ -135,7 +137,8 @@ def print_summary(
             str(len(props)),
             ", ".join(str(r) for r in required) or "-",
             "yes" if tool.get("outputSchema") else "-",
-            ", ".join(hints) or ("set" if annotations else "-"),
+            # Annotations that set no hint true (a title, hints all false) are not "none".
+            ", ".join(hints) or ("no hint true" if annotations else "-"),
             str(problems_by_tool.get(index, "")) or "",
             f"{cost['tools'][index]['tokens']:,}" if index < len(cost["tools"]) else "-",
             *score,

@@ -11,8 +11,11 @@ import click
 
 from registry.core.errors import UsageError
 
-DATABASE_HELP = "An SQLite PATH, sqlite:///PATH or postgresql://… (default: MCPDEX_REGISTRY, else data dir)."
-SERVICE_HELP = "An SQLite PATH, postgresql://… or an mcpdex serve URL (default: as for a database)."
+# What --registry takes, worded once: a database, or (for the commands that write through it or read
+# the latest version) also an `mcpdex serve` service.
+_REGISTRY_DEFAULT = "(default: MCPDEX_REGISTRY, else an SQLite file in the data directory)"
+DATABASE_HELP = f"An SQLite PATH, sqlite:///PATH or postgresql://… {_REGISTRY_DEFAULT}."
+SERVICE_HELP = f"An SQLite PATH, sqlite:///PATH, postgresql://… or an mcpdex serve URL {_REGISTRY_DEFAULT}."
 
 
 def format_option(*choices: str, help: str = "Output format.") -> Callable[[Any], Any]:
@@ -32,9 +35,12 @@ def writing(flag: str, path: str | Path) -> Iterator[None]:
         raise UsageError(f"{flag} {path}: cannot write there ({reason}); choose another path") from None
 
 
-def registry_option(help: str = DATABASE_HELP) -> Callable[[Any], Any]:
-    """``--registry URL`` (stored as ``registry_url``)."""
-    return click.option("--registry", "registry_url", metavar="URL", help=help)
+def registry_option(help: str = DATABASE_HELP, *, purpose: str | None = None) -> Callable[[Any], Any]:
+    """``--registry URL`` (stored as ``registry_url``): ``help`` says which registries the command takes
+    (:data:`DATABASE_HELP` or :data:`SERVICE_HELP`, so every command words them alike), ``purpose``
+    what this command does with it."""
+    text = f"{purpose}. {help}" if purpose else help
+    return click.option("--registry", "registry_url", metavar="URL", help=text)
 
 
 def limit_options(command: Callable[..., Any]) -> Callable[..., Any]:

@@ -6,6 +6,7 @@ Use ``@target_options`` on a click command and pass its keyword arguments on to
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -14,9 +15,12 @@ import click
 from registry.core.errors import UsageError
 
 if TYPE_CHECKING:
+    from registry.inspecting.oauth import OAuthSettings
     from registry.inspecting.targets import Target
 
 TRANSPORT_CHOICES = ("stdio", "http", "streamable-http", "sse")
+
+PROTOCOL_ERA_HELP = "auto probes for the 2026 protocol and falls back to the initialize handshake."
 
 
 def target_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -53,15 +57,121 @@ def target_options(command: Callable[..., Any]) -> Callable[..., Any]:
             type=click.Choice(("auto", "legacy", "modern")),
             default="auto",
             show_default=True,
-            help="auto probes for the 2026 protocol and falls back to the initialize handshake.",
+            help=PROTOCOL_ERA_HELP,
         ),
         click.option(
-            "--version-label", help="Record the snapshot under this version instead of serverInfo.version."
+            "--version-label",
+            help="Label the snapshot with this version instead of serverInfo.version (what it is shown and "
+            "saved under).",
         ),
+        *oauth_options(),
+        click.option(
+            "--sandbox",
+            "sandbox",
+            is_flag=True,
+            help="Run a stdio server in the sandbox: no host files, environment, network or processes.",
+        ),
+        click.option(
+            "--sandbox-read",
+            "sandbox_read",
+            multiple=True,
+            metavar="PATH",
+            help="--sandbox: also let the server read this path.",
+        ),
+        click.option(
+            "--sandbox-write",
+            "sandbox_write",
+            multiple=True,
+            metavar="DIR",
+            help="--sandbox: also let the server write this folder.",
+        ),
+        click.option("--sandbox-network", is_flag=True, help="--sandbox: give the server the network."),
     ]
     for decorate in reversed(decorators):
         command = decorate(command)
     return command
+
+
+def oauth_options() -> list[Callable[[Any], Any]]:
+    """The options of MCP authorization for a URL target (a server that answers 401)."""
+    from registry.inspecting.oauth import CLIENT_AUTH_METHODS, GRANTS
+
+    return [
+        click.option(
+            "--client-id", metavar="ID", help="OAuth client registered for the server (else registers)."
+        ),
+        click.option(
+            "--client-secret",
+            metavar="SECRET",
+            envvar="MCPDEX_CLIENT_SECRET",
+            help="Its secret: the client-credentials grant (or MCPDEX_CLIENT_SECRET).",
+        ),
+        click.option(
+            "--client-auth",
+            type=click.Choice(tuple(CLIENT_AUTH_METHODS)),
+            default="basic",
+            show_default=True,
+            help="How the client authenticates to the token endpoint.",
+        ),
+        click.option(
+            "--private-key",
+            type=click.Path(dir_okay=False),
+            help="PEM key that signs a private-key-jwt assertion (client credentials).",
+        ),
+        click.option("--scope", metavar="SCOPES", help="OAuth scopes to ask for (else the server's)."),
+        click.option(
+            "--oauth-issuer", metavar="URL", help="Only this authorization server gets the credentials."
+        ),
+        click.option(
+            "--client-metadata-url",
+            metavar="URL",
+            help="An https client ID metadata document, used as the client id where allowed.",
+        ),
+        click.option(
+            "--oauth-grant",
+            type=click.Choice(GRANTS),
+            default="auto",
+            show_default=True,
+            help="auto: client credentials with a secret or key, else the browser.",
+        ),
+        click.option("--no-browser", is_flag=True, help="Print the authorization URL instead of opening it."),
+        click.option("--no-oauth", is_flag=True, help="Never authorize: a 401 fails the inspection."),
+    ]
+
+
+def oauth_from_options(
+    *,
+    client_id: str | None = None,
+    client_secret: str | None = None,
+    client_auth: str = "basic",
+    private_key: str | None = None,
+    scope: str | None = None,
+    oauth_issuer: str | None = None,
+    client_metadata_url: str | None = None,
+    oauth_grant: str = "auto",
+    no_browser: bool = False,
+    no_oauth: bool = False,
+    **_ignored: Any,
+) -> OAuthSettings | None:
+    """The OAuth settings the options describe (None under --no-oauth)."""
+    from registry.inspecting.oauth import OAuthSettings, can_ask_a_person, read_private_key
+
+    if no_oauth:
+        return None
+    if private_key and client_auth != "private-key-jwt":
+        client_auth = "private-key-jwt"
+    return OAuthSettings(
+        client_id=client_id,
+        client_secret=client_secret,
+        client_auth=client_auth,
+        private_key=read_private_key(private_key) if private_key else None,
+        scope=scope,
+        issuer=oauth_issuer,
+        client_metadata_url=client_metadata_url,
+        grant=oauth_grant,
+        open_browser=not no_browser,
+        interactive=can_ask_a_person(),
+    )
 
 
 def pairs(values: Sequence[str], sep: str, flag: str, example: str) -> dict[str, str]:
@@ -83,7 +193,11 @@ def target_from_options(
     transport: str | None = None,
     config: str | None = None,
     server: str | None = None,
-    **_ignored: Any,
+    sandbox: bool = False,
+    sandbox_read: Sequence[str] = (),
+    sandbox_write: Sequence[str] = (),
+    sandbox_network: bool = False,
+    **options: Any,
 ) -> Target:
     """The Target the options describe (a ``registry.inspecting.targets.Target``)."""
     from registry.inspecting.targets import Target, config_target
@@ -120,6 +234,28 @@ def target_from_options(
         if target.transport == "stdio":
             raise UsageError("--header applies to a URL target; use --env for a stdio command")
         target.headers = {**target.headers, **pairs(header, ":", "--header", "'Name: value'")}
+    if target.transport != "stdio":
+        given = oauth_from_options(**options)
+        # A config entry's own client credentials stand unless options name a client or forbid OAuth.
+        if given is None or target.oauth is None or given.client_id:
+            target.oauth = given
+    elif options.get("client_id") or options.get("client_secret") or options.get("private_key"):
+        raise UsageError("--client-id, --client-secret and --private-key apply to a URL target")
+    widened = [flag for flag, used in (("--sandbox-read", sandbox_read), ("--sandbox-write", sandbox_write),
+                                       ("--sandbox-network", sandbox_network)) if used]  # fmt: skip
+    if widened and not sandbox:
+        raise UsageError(f"{widened[0]} widens the sandbox; add --sandbox")
+    if sandbox:
+        from registry.inspecting.sandbox import SandboxPolicy, require
+
+        if target.transport != "stdio":
+            raise UsageError("--sandbox applies to a stdio command; a URL's server runs on its own side")
+        require()
+        target.sandbox = SandboxPolicy(
+            network=sandbox_network,
+            read=tuple(os.path.abspath(p) for p in sandbox_read),
+            write=tuple(os.path.abspath(p) for p in sandbox_write),
+        )
     return target
 
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from registry.commands._options import SERVICE_HELP, format_option, registry_option
+from registry.commands._target import PROTOCOL_ERA_HELP
 from registry.core.templating import counted
 from registry.core.timestamps import parse_utc, utc_now
 from registry.diffing.context_cost import context_cost
@@ -61,14 +62,20 @@ async def crawl_targets(
     protocol_era: str,
     on_done: Any = None,
     labels: dict[str, str] | None = None,
+    packages: dict[str, Any] | None = None,
 ) -> list[CrawlResult]:
     """Inspect ``targets`` (name → Target) with at most ``concurrency`` at once; failures are results too.
 
-    ``labels`` names the version to record a target's snapshot under (a registry entry's version)."""
+    ``labels`` names the version to record a target's snapshot under (a registry entry's version);
+    ``packages`` the registry package (a PackageSpec) to fetch before a sandboxed target runs."""
     import anyio
 
     from registry.core.errors import InspectionError
     from registry.inspecting.inspect import inspect_async
+    from registry.inspecting.official.fetch import inspect_package
+    from registry.inspecting.official.launch import runner_environment
+
+    runner_env = runner_environment()
 
     limiter = anyio.CapacityLimiter(concurrency)
     # Saving blocks (database I/O): run it in a worker thread, one at a time, so the other
@@ -81,10 +88,18 @@ async def crawl_targets(
             result = results[name]
             result.started_at = utc_now()
             started = time.perf_counter()
+            label = (labels or {}).get(name)
+            spec = (packages or {}).get(name)
             try:
-                result.snapshot = await inspect_async(
-                    target, timeout=timeout, protocol_era=protocol_era, version_label=(labels or {}).get(name)
-                )
+                if spec is not None:
+                    result.snapshot = await inspect_package(
+                        spec, target, runner_env,
+                        timeout=timeout, protocol_era=protocol_era, version_label=label,
+                    )  # fmt: skip
+                else:
+                    result.snapshot = await inspect_async(
+                        target, timeout=timeout, protocol_era=protocol_era, version_label=label
+                    )
             except InspectionError as exc:
                 result.error = str(exc)
             result.duration_s = time.perf_counter() - started
@@ -118,7 +133,11 @@ async def crawl_targets(
     "--timeout", type=click.FloatRange(min=0.5), default=30.0, show_default=True, help="Per-server deadline."
 )
 @click.option(
-    "--protocol-era", type=click.Choice(("auto", "legacy", "modern")), default="auto", show_default=True
+    "--protocol-era",
+    type=click.Choice(("auto", "legacy", "modern")),
+    default="auto",
+    show_default=True,
+    help=PROTOCOL_ERA_HELP,
 )
 @click.option("--only", multiple=True, metavar="NAME", help="Crawl only these entries of the config.")
 @click.option("--all-versions", is_flag=True, help="--from-registry: every version, not only the latest.")
@@ -137,15 +156,31 @@ async def crawl_targets(
     "env",
     multiple=True,
     metavar="NAME=VALUE",
-    help="--from-registry: a value for an entry's environment variable, argument or {variable}.",
+    help="--from-registry: SERVER/NAME=VALUE, a value for that server's variable, argument or {variable}.",
 )
 @click.option(
-    "--header", "header", multiple=True, metavar="'NAME: VALUE'", help="--from-registry: a remote's header."
+    "--header",
+    "header",
+    multiple=True,
+    metavar="'SERVER/NAME: VALUE'",
+    help="--from-registry: a header for that server's remote.",
+)
+@click.option(
+    "--allow-private-remotes",
+    is_flag=True,
+    help="--from-registry: inspect remotes over http or at loopback and private addresses too.",
 )
 @click.option(
     "--secrets",
     type=click.Path(exists=True, dir_okay=False),
-    help='--from-registry: a JSON file of NAME: value, or "registry/name": {NAME: value}.',
+    help='--from-registry: a JSON file of "registry/name": {NAME: value}, each for its server only.',
+)
+@click.option(
+    "--sandbox",
+    "sandbox",
+    type=click.Choice(("on", "off")),
+    default=None,
+    help="Run each stdio server in the sandbox (default on, or MCPDEX_SANDBOX); off runs them as you.",
 )
 @click.option(
     "--enqueue",
@@ -195,6 +230,8 @@ def crawl(
     env: tuple[str, ...],
     header: tuple[str, ...],
     secrets: str | None,
+    allow_private_remotes: bool,
+    sandbox: str | None,
     enqueue: bool,
     queue_url: str | None,
     attempts: int,
@@ -211,8 +248,20 @@ def crawl(
     mcpdex crawl servers.json --concurrency 8 --save
     mcpdex crawl --from-registry --save --secrets secrets.json
     mcpdex crawl servers.json --enqueue --registry postgresql://… --queue redis://127.0.0.1:6379/0
+
+    Each stdio server runs in the sandbox (registry/inspecting/sandbox.py): no host files beyond its
+    own, no environment beyond its own, no network; a config entry widens it with "sandbox":
+    {"network": true, "read": ["/path"], "write": ["/dir"]}. Where no sandbox can be made the crawl
+    refuses to start; --sandbox off (or MCPDEX_SANDBOX=off) runs the servers as you. A registry npm
+    or PyPI package is fetched first, install scripts off, into a folder of its own (within 300 s,
+    besides --timeout), then run offline; --sandbox off runs it with npx -y or uvx instead.
     """
     from registry.core.errors import InspectionError, UsageError
+    from registry.inspecting.sandbox import mode_from, require
+
+    sandboxed = mode_from(sandbox, default="on") == "on"
+    if sandboxed:
+        require()
 
     registry_only = {
         "--all-versions": all_versions,
@@ -221,6 +270,7 @@ def crawl(
         "--env": env,
         "--header": header,
         "--secrets": secrets,
+        "--allow-private-remotes": allow_private_remotes,
     }
     if from_registry is None:
         used = [flag for flag, value in registry_only.items() if value]
@@ -228,7 +278,7 @@ def crawl(
             raise UsageError(f"{', '.join(used)} apply to --from-registry; add it, or drop them")
         if config is None:
             raise UsageError("give CONFIG (an mcpServers file) or --from-registry [URL]")
-        targets = _config_targets(config, only)
+        targets = _config_targets(config, only, sandboxed)
         plans: list[EntryPlan] = []
         labels: dict[str, str] = {}
     else:
@@ -261,11 +311,14 @@ def crawl(
                 updated_since=updated_since,
                 force=force,
                 inputs=_inputs(env, header, secrets),
+                sandboxed=sandboxed,
+                allow_private_remotes=allow_private_remotes,
             )
             for plan in plans:
                 if plan.target is not None:
                     targets[plan.entry.key] = plan.target
                     labels[plan.entry.key] = plan.entry.version or ""
+        packages = {plan.entry.key: plan.package for plan in plans if plan.package is not None}
         if enqueue:
             from registry.queue.passes import enqueue_crawl
 
@@ -283,7 +336,7 @@ def crawl(
                        f"queued pass {queued['pass']}: {counted(queued['jobs'], 'server')}")  # fmt: skip
             return
         started = time.perf_counter()
-        results = _run(targets, store, plans, concurrency, timeout, protocol_era, labels)
+        results = _run(targets, store, plans, concurrency, timeout, protocol_era, labels, packages)
         elapsed = time.perf_counter() - started
         from registry.storage.store import Store
 
@@ -330,11 +383,17 @@ def _watch(ctx: click.Context, *, enqueue: bool, watch: float | None, all_every:
     )
 
 
-def _config_targets(config: str, only: tuple[str, ...]) -> dict[str, Any]:
+def _config_targets(config: str, only: tuple[str, ...], sandboxed: bool) -> dict[str, Any]:
     from registry.core.errors import UsageError
-    from registry.inspecting.targets import config_servers
+    from registry.inspecting.sandbox import policy_from_entry
+    from registry.inspecting.targets import config_sandbox_specs, config_servers
 
     targets = config_servers(config)
+    specs = config_sandbox_specs(config)
+    for name, target in targets.items():
+        policy = policy_from_entry(specs.get(name), f"{config}: mcpServers.{name}")
+        if sandboxed and target.transport == "stdio":
+            target.sandbox = policy
     if only:
         missing = sorted(set(only) - set(targets))
         if missing:
@@ -353,6 +412,7 @@ def _run(
     timeout: float,
     protocol_era: str,
     labels: dict[str, str],
+    packages: dict[str, Any],
 ) -> list[CrawlResult]:
     import anyio
 
@@ -391,6 +451,7 @@ def _run(
                     protocol_era=protocol_era,
                     on_done=done,
                     labels=labels,
+                    packages=packages,
                 )
             )
     except ExceptionGroup as group:
@@ -416,6 +477,7 @@ class EntryPlan:
     reason: str | None = None
     target: Any = None
     kind: str | None = None
+    package: Any = None  # the npm or PyPI package a sandboxed crawl fetches first (a PackageSpec)
 
     def row(self, results: list[CrawlResult]) -> dict[str, Any]:
         outcome, reason = self.outcome, self.reason
@@ -434,11 +496,24 @@ class EntryPlan:
 
 
 def _inputs(env: tuple[str, ...], header: tuple[str, ...], secrets: str | None) -> Inputs:
+    """What the user supplied, each value for the one server its key names (``SERVER/NAME=VALUE``,
+    ``'SERVER/Name: value'``, a secrets file of ``SERVER: {NAME: value}``)."""
     from registry.commands._target import pairs
+    from registry.core.errors import UsageError
 
     inputs = load_secrets(secrets) if secrets else Inputs()
-    inputs.values.update(pairs(env, "=", "--env", "NAME=VALUE"))
-    inputs.values.update(pairs(header, ":", "--header", "'Name: value'"))
+    for flag, values, sep, example in (
+        ("--env", env, "=", "SERVER/NAME=VALUE"),
+        ("--header", header, ":", "'SERVER/Name: value'"),
+    ):
+        for key, value in pairs(values, sep, flag, example).items():
+            server, slash, name = key.rpartition("/")
+            if not slash or "/" not in server or not name:
+                raise UsageError(
+                    f"{flag} {key}: names no server, so it would reach every entry that asks for it; "
+                    f"write it as {flag} io.github.owner/server/{key}{sep}… for the server it is meant for"
+                )
+            inputs.per_server.setdefault(server, {})[name] = value
     return inputs
 
 
@@ -450,6 +525,8 @@ def _plan_registry(
     updated_since: str | None,
     force: bool,
     inputs: Inputs,
+    sandboxed: bool = True,
+    allow_private_remotes: bool = False,
 ) -> tuple[list[EntryPlan], str | None]:
     """The plan for every selected entry of ``source``, and the newest ``updatedAt`` among them."""
     from registry.core.errors import UsageError
@@ -492,7 +569,7 @@ def _plan_registry(
             plans.append(EntryPlan(entry, "recorded", "already recorded; --force inspects it again"))
         else:
             try:
-                launch = entry_launch(entry, inputs)
+                launch = entry_launch(entry, inputs, allow_private_remotes=allow_private_remotes)
             except EntrySkipped as exc:
                 plans.append(EntryPlan(entry, "skipped", str(exc)))
                 continue
@@ -506,7 +583,15 @@ def _plan_registry(
                 url=launch.url,
                 headers=launch.headers,
             )
-            plans.append(EntryPlan(entry, "inspect", target=target, kind=launch.kind))
+            package = None
+            if sandboxed and target.transport == "stdio":
+                from registry.inspecting.sandbox import SandboxPolicy
+
+                target.sandbox = SandboxPolicy()
+                if launch.package is not None:
+                    # Fetched first, then run offline with only its own environment (no runner's).
+                    package, target.env = launch.package, launch.server_env
+            plans.append(EntryPlan(entry, "inspect", target=target, kind=launch.kind, package=package))
     return plans, newest
 
 

@@ -9,19 +9,20 @@ from pathlib import Path
 import click
 
 from registry.commands._options import format_option, registry_option, writing
+from registry.core.printable import colour_wanted
 from registry.diffing.rules import LEVELS
 
 
 @click.command("diff")
 @click.argument("old")
 @click.argument("new")
-@registry_option("Registry for SERVER@VERSION sides (MCPDEX_REGISTRY).")
+@registry_option(purpose="Where SERVER@VERSION sides are looked up")
 @format_option("text", "json", "markdown")
 @click.option(
     "--fail-on",
     type=click.Choice(LEVELS),
     default=None,
-    help="Exit 1 when a change at this level or above is found (default: never).",
+    help="Exit 1 when a change at this level or above, or a description lint, is found (default: never).",
 )
 @click.option(
     "--timeout",
@@ -44,9 +45,25 @@ def diff(old: str, new: str, registry_url: str | None, fmt: str, fail_on: str | 
 
     before = resolve_snapshot(old, registry_url=registry_url, timeout=timeout)
     after = resolve_snapshot(new, registry_url=registry_url, timeout=timeout)
-    report = evaluate(before, after, fail_on=fail_on, old_origin=old, new_origin=new)
-    click.echo(render_report(report, fmt, color=sys.stdout.isatty()), nl=False)
+    foreign: frozenset[str] = frozenset()
+    if registry_url:  # the tools the registry's other servers offer: what a text may refer to
+        from registry.commands.sources import other_servers_tools
+        from registry.storage.client import open_registry
+
+        names = {str((side.get("server") or {}).get("name")) for side in (before, after)}
+        with open_registry(registry_url) as store:
+            foreign = other_servers_tools(store, names | {_side_name(old), _side_name(new)})
+    report = evaluate(before, after, fail_on=fail_on, old_origin=old, new_origin=new, foreign_tools=foreign)
+    colour = colour_wanted(sys.stdout)
+    click.echo(render_report(report, fmt, color=colour), nl=False, color=colour)
     return 0 if report["passed"] else 1
+
+
+def _side_name(spec: str) -> str:
+    """The server name of a ``SERVER[@VERSION]`` side (the spec itself for a file or command)."""
+    from registry.commands.sources import split_server_spec
+
+    return str(split_server_spec(spec)[0])
 
 
 @click.command("rules")

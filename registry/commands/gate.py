@@ -8,8 +8,9 @@ from typing import Any
 
 import click
 
-from registry.commands._options import format_option, registry_option, writing
+from registry.commands._options import SERVICE_HELP, format_option, registry_option, writing
 from registry.commands._target import target_options
+from registry.core.printable import colour_wanted
 from registry.core.timestamps import utc_now
 from registry.diffing.rules import LEVELS
 
@@ -54,7 +55,7 @@ def lock(out: str, **target: Any) -> None:
     default=None,
     help="Baseline snapshot file (default: mcpdex.lock.json, unless --registry is given).",
 )
-@registry_option("Compare with the latest version recorded in this registry instead of a file.")
+@registry_option(SERVICE_HELP, purpose="Compare with the latest version recorded there instead of a file")
 @click.option(
     "--against",
     metavar="SERVER[@VERSION]",
@@ -65,7 +66,14 @@ def lock(out: str, **target: Any) -> None:
     type=click.Choice(LEVELS),
     default="breaking",
     show_default=True,
-    help="Fail on changes at this level or above.",
+    help="Fail on schema and tool changes at this level or above (description lints: --fail-on-lint).",
+)
+@click.option(
+    "--fail-on-lint/--no-fail-on-lint",
+    default=True,
+    show_default=True,
+    help="Fail when a changed or new text trips a security lint (tool poisoning's signature), gated "
+    "apart from schema breaks; accept one with its fingerprint in the ignore file.",
 )
 @click.option(
     "--ignore",
@@ -112,6 +120,7 @@ def check(
     registry_url: str | None,
     against: str | None,
     fail_on: str,
+    fail_on_lint: bool,
     ignore_path: str | None,
     severity: tuple[str, ...],
     bump_level: str,
@@ -152,11 +161,12 @@ def check(
         )
 
     current = snapshot_from_options(**target)
+    foreign: frozenset[str] = frozenset()
     if baseline_file:
         old = dict(load_snapshot(baseline_file)) if os.path.isfile(baseline_file) else None
         origin = baseline_file
     else:
-        old, origin = _registry_baseline(registry_url, against, current)  # type: ignore[arg-type]
+        old, origin, foreign = _registry_baseline(registry_url, against, current)  # type: ignore[arg-type]
     if old is None:  # --update with no baseline yet: this run creates it
         with writing("--baseline", baseline_file):  # type: ignore[arg-type]
             dump_snapshot(current, baseline_file)  # type: ignore[arg-type]
@@ -170,12 +180,15 @@ def check(
         severity=overrides,
         bump_level=None if bump_level == "none" else bump_level,
         quality=quality,
+        fail_on_lint=fail_on_lint,
         old_origin=origin,
         new_origin="live target",
+        foreign_tools=foreign,
     )
     if max_context_tokens is not None:
         _limit_context(report, current, max_context_tokens)
-    click.echo(render_report(report, fmt, color=sys.stdout.isatty(), file=baseline_file), nl=False)
+    colour = colour_wanted(sys.stdout)
+    click.echo(render_report(report, fmt, color=colour, file=baseline_file), nl=False, color=colour)
     if not report.get("contextCost", {"withinLimit": True})["withinLimit"]:
         click.echo(report["contextCost"]["message"], err=True)
     if append_step_summary(report):
@@ -211,8 +224,11 @@ def _limit_context(report: dict[str, Any], current: dict[str, Any], limit: int) 
         report["passed"] = False
 
 
-def _registry_baseline(url: str, against: str | None, current: dict[str, Any]) -> tuple[dict[str, Any], str]:
-    from registry.commands.sources import split_server_spec
+def _registry_baseline(
+    url: str, against: str | None, current: dict[str, Any]
+) -> tuple[dict[str, Any], str, frozenset[str]]:
+    """The recorded baseline, where it came from, and the tools every other recorded server offers."""
+    from registry.commands.sources import other_servers_tools, split_server_spec
     from registry.core.errors import UsageError
     from registry.storage.client import open_registry
 
@@ -223,7 +239,8 @@ def _registry_baseline(url: str, against: str | None, current: dict[str, Any]) -
         raise UsageError("the target reports no serverInfo.name; name the recorded server with --against")
     with open_registry(url) as store:
         snapshot = store.snapshot(name, version)
-    return snapshot, f"{name}@{version or 'latest'} in the registry"
+        foreign = other_servers_tools(store, {name})
+    return snapshot, f"{name}@{version or 'latest'} in the registry", foreign
 
 
 def _record(url: str, against: str | None, current: dict[str, Any]) -> None:

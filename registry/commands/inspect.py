@@ -115,6 +115,10 @@ def inspect(
     if save:
         recorded = _record(registry_url, snapshot, key, None, started_at, duration)
         state = "new version" if recorded.new_version else "unchanged"
+        alias = target["version_label"]
+        if not recorded.new_version and alias and alias != recorded.version:
+            # the stored version keeps its label; the one asked for names it too
+            state = f"unchanged; {alias} names it too"
         saved = f"saved {recorded.server}@{recorded.version} ({state}, {(recorded.digest or '')[:19]})"
         click.echo(escape_controls(saved), err=True)
     if fmt == "json":
@@ -131,12 +135,18 @@ def inspect(
     if scorecard is None:
         _left_out("scores", target["timeout"], "`mcpdex score` with the same target scores every tool")
     if previous is not None:
-        report = _before(judge_by, lambda: evaluate(previous.snapshot, snapshot, fail_on=None))
+        # An older release saved after a newer one: its changes are told in release order, into the
+        # newer one, not as what changed "since" a release that came after it.
+        older = _released_before(snapshot, previous.label)
+        sides = (snapshot, previous.snapshot) if older else (previous.snapshot, snapshot)
+        report = _before(judge_by, lambda: evaluate(*sides, fail_on=None))
         if report is None:
             _left_out("what changed", target["timeout"], "`mcpdex diff` lists every change")
         else:
             new_side = _diff_side(snapshot, key, recorded, out)
-            print_changes(previous, report, key, new_side, registry_given=registry_url is not None)
+            print_changes(
+                previous, report, key, new_side, registry_given=registry_url is not None, older=older
+            )
     elif save and read:
         click.echo(f"first version of {key} in the registry", err=True)
 
@@ -257,6 +267,15 @@ def _record(
         )
 
 
+def _released_before(snapshot: dict[str, Any], label: str) -> bool:
+    """This snapshot's version comes before ``label`` in release order (both semver)."""
+    from registry.core.snapshot import server_version
+    from registry.core.versions import semver_key
+
+    mine, theirs = semver_key(server_version(snapshot)), semver_key(label)
+    return mine is not None and theirs is not None and mine < theirs
+
+
 def print_changes(
     previous: VersionRecord,
     report: dict[str, Any],
@@ -264,9 +283,11 @@ def print_changes(
     new_side: str | None,
     *,
     registry_given: bool,
+    older: bool = False,
 ) -> None:
     """What changed since ``previous`` (the gate's ``report`` of the changes): counts by level, then
-    the most severe changes first.
+    the most severe changes first. ``older``: this inspection is an earlier release than
+    ``previous``, and ``report`` holds the changes from it into ``previous``.
 
     ``new_side`` names this inspection for ``mcpdex diff`` (None: it has to be written with --out first).
     """
@@ -276,6 +297,8 @@ def print_changes(
 
     seen = previous.last_seen[:16].replace("T", " ")
     since = f"since {server}@{previous.label} (last seen {seen} UTC)"
+    if older:
+        since = f"from this release to the later {server}@{previous.label} (last seen {seen} UTC)"
     if not report["changes"]:
         click.echo(escape_controls(f"\nno changes {since}"))
         return
@@ -289,8 +312,7 @@ def print_changes(
     old_side = shlex.quote(f"{server}@{previous.label}")
     registry = " --registry URL" if registry_given else ""
     where = "" if new_side else " (write NEW.json with --out)"
-    lines.append(
-        f"`mcpdex diff{registry} {old_side} {new_side or 'NEW.json'}` lists every change in full{where}"
-    )
+    pair = f"{new_side or 'NEW.json'} {old_side}" if older else f"{old_side} {new_side or 'NEW.json'}"
+    lines.append(f"`mcpdex diff{registry} {pair}` lists every change in full{where}")
     # The messages quote what the server wrote: its control characters are shown, not obeyed.
     click.echo(escape_controls("\n".join(lines)))

@@ -68,7 +68,8 @@ def _db_from(ctx: click.Context, db: Path | None) -> Path | None:
 )
 @click.pass_context
 def memory(ctx: click.Context, db: Path | None, http: bool, host: str, port: int) -> None:
-    """Run the knowledge-graph memory MCP server: the official server's nine tools on SQLite.
+    """Run the knowledge-graph memory MCP server: the official server's nine tools, plus two
+    ranged reads, on SQLite.
 
     \b
     mcpdex memory                                  # stdio, for an mcpServers entry

@@ -13,6 +13,7 @@ from registry.commands._console import context_cost_line, roll_up_line, text_con
 from registry.commands._options import format_option, registry_option
 from registry.commands._target import target_options
 from registry.core.printable import escape_controls, json_inert
+from registry.core.wording import counted
 
 TIER_CHOICES = ("A", "B", "C", "D")
 SHORT = {
@@ -33,7 +34,8 @@ SHORT = {
 @click.option(
     "--min-tier",
     type=click.Choice(TIER_CHOICES, case_sensitive=False),
-    help="Exit 1 when any tool's tier is below this (B is the passing bar).",
+    metavar="[" + "|".join(TIER_CHOICES) + "]",
+    help="Exit 1 when any tool's tier is below this (B is the passing bar; below D is F).",
 )
 @click.option("--min-score", type=click.FloatRange(1.0, 5.0), help="Exit 1 when any tool scores below this.")
 @click.option(
@@ -43,7 +45,7 @@ SHORT = {
     type=click.IntRange(min=0),
     help="How many of the lowest dimension scores to explain in text and markdown output.",
 )
-@registry_option("Registry for SERVER[@VERSION] (MCPDEX_REGISTRY).")
+@registry_option(purpose="Where a SERVER[@VERSION] target is looked up")
 def score(
     fmt: str,
     min_tier: str | None,
@@ -59,10 +61,11 @@ def score(
     mcpdex score --min-tier B -- python my_server.py
     mcpdex score memory-server@0.6.3 --format markdown > score.md
     """
+    snapshot = _snapshot(registry_url, target)
+    # Imported once there is something to score: a usage error is printed without loading the scorer.
     from registry.diffing.context_cost import context_cost
     from scoring import score_snapshot
 
-    snapshot = _snapshot(registry_url, target)
     scorecard = score_snapshot(snapshot)
     # The scorer stays free of registry imports; the context cost joins its card here.
     scorecard["context_cost"] = context_cost(snapshot)
@@ -89,7 +92,8 @@ def score(
         names = ", ".join(f"{card['name']} ({card['tier']} {card['total']})" for card in failing[:5])
         click.echo(
             escape_controls(
-                f"mcpdex: gate failed: {len(failing)} tool(s) below {_bar_text(min_tier, min_score)}: {names}"
+                f"mcpdex: gate failed: {counted(len(failing), 'tool')} below "
+                f"{_bar_text(min_tier, min_score)}: {names}"
             ),
             err=True,
         )
@@ -188,7 +192,7 @@ def _print_text(
                 f"{escape(item['message'])}"
             )
     if bar:
-        verdict = f"{len(failing)} tool(s) below {bar}" if failing else f"every tool meets {bar}"
+        verdict = f"{counted(len(failing), 'tool')} below {bar}" if failing else f"every tool meets {bar}"
         console.print(f"\ngate: {verdict}")
 
 
@@ -215,7 +219,8 @@ def explain(rule_id: str) -> None:
         from difflib import get_close_matches
 
         close = get_close_matches(rule_id, [*known_ids(), *RULES_BY_ID], n=3)
-        hint = f"; did you mean {', '.join(close)}?" if close else "; `mcpdex rules` lists the diff rules"
+        listed = "; `mcpdex rules` lists the diff rules, docs/scoring.md the lint rules and dimensions"
+        hint = f"; did you mean {', '.join(close)}?" if close else listed
         raise UsageError(f"no rule or dimension named {rule_id!r}{hint}")
     click.echo(text, nl=not text.endswith("\n"))
     sys.stdout.flush()

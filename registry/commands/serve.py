@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     default="info",
     show_default=True,
     type=click.Choice(["critical", "error", "warning", "info", "debug"]),
+    help="The least severe messages the service logs to stderr.",
 )
 def serve(
     registry_url: str | None,
@@ -128,7 +129,12 @@ def create(name: str, scope: str, registry_url: str | None) -> None:
 @token.command("list")
 @registry_option()
 @click.option(
-    "--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="Output format: a table, or JSON for scripts.",
 )
 def list_tokens(registry_url: str | None, output_format: str) -> None:
     """List the tokens (never their secrets)."""

@@ -2,12 +2,15 @@
 
 Precedence, first match wins:
 
-1. an existing file → a snapshot file (``mcpdex inspect --out``, ``mcpdex.lock.json``);
+1. an existing file → a snapshot file (``mcpdex inspect --out``, ``mcpdex.lock.json``), unless it is an
+   executable whose name does not end in ``.json``: that is a server, run over stdio;
 2. ``http://`` or ``https://`` → a live server over streamable HTTP;
 3. ``NAME`` or ``NAME@VERSION`` recorded in the registry → the stored snapshot (latest for ``NAME``),
    looked up before any shell splitting, so names with spaces (``Notion API@1.0.0``) work;
    a single word with ``@`` that the registry does not know is an error, not a command;
-4. anything else → a shell-style command line (split like a POSIX shell) run over stdio.
+4. a single word that looks like a path (it holds a ``/`` or ends in ``.json``) and names nothing → an
+   error, "no such file", rather than a command that is not found;
+5. anything else → a shell-style command line (split like a POSIX shell) run over stdio.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from registry.core.snapshot import load_snapshot
 
 def resolve_snapshot(spec: str, *, registry_url: str | None = None, timeout: float = 30.0) -> dict[str, Any]:
     """The snapshot ``spec`` names (see the module docstring for the precedence)."""
-    if os.path.isfile(spec):
+    if os.path.isfile(spec) and not _is_program(spec):
         return dict(load_snapshot(spec))
     if spec.startswith(("http://", "https://")):
         from registry.inspecting.inspect import inspect
@@ -31,9 +34,23 @@ def resolve_snapshot(spec: str, *, registry_url: str | None = None, timeout: flo
     stored = _from_registry(spec, registry_url)
     if stored is not None:
         return stored
+    if _looks_like_a_path(spec) and not os.path.exists(spec):
+        raise NotFoundError(
+            f"{spec}: no such file, nor a server of that name in the registry; check the path"
+        )
     from registry.inspecting.inspect import inspect
 
     return inspect(spec, timeout=timeout)
+
+
+def _is_program(path: str) -> bool:
+    """An executable file that is not named as a snapshot (``server.py`` with its x bit, a binary)."""
+    return not path.endswith(".json") and os.access(path, os.X_OK)
+
+
+def _looks_like_a_path(spec: str) -> bool:
+    """One word that names a file rather than a program on the PATH: it holds a ``/`` or ends in ``.json``."""
+    return bool(spec) and not any(ch.isspace() for ch in spec) and ("/" in spec or spec.endswith(".json"))
 
 
 def split_server_spec(spec: str) -> tuple[str, str | None]:
@@ -78,3 +95,15 @@ def _from_registry(spec: str, registry_url: str | None) -> dict[str, Any] | None
         return store.snapshot(name, version)
     finally:
         store.close()
+
+
+def other_servers_tools(store: Any, excluding: set[str]) -> frozenset[str]:
+    """The tool names of the latest version of every server in ``store`` but those ``excluding``
+    names: what a changed text may refer to as another server's tool (cross-server-reference)."""
+    return frozenset(
+        str(tool.get("name"))
+        for other in store.servers()
+        if other.name not in excluding and other.latest_version is not None
+        for tool in store.snapshot(other.name).get("tools") or []
+        if isinstance(tool, dict)
+    )

@@ -110,7 +110,9 @@ class Limits:
     def violations(self, snapshot: Mapping[str, Any]) -> Iterator[Violation]:
         """Every place ``snapshot`` goes past a limit, in document order; linear in its size."""
         by_name = {limit.attribute: limit for limit in LIMITS}
-        instructions = (snapshot.get("server") or {}).get("instructions")
+        # Read before the schema is checked: any part may be of any type.
+        server = snapshot.get("server")
+        instructions = server.get("instructions") if isinstance(server, dict) else None
         if isinstance(instructions, str) and len(instructions) > self.max_description_chars:
             yield Violation(
                 by_name["max_description_chars"],

@@ -8,6 +8,7 @@ output (:func:`console`), the coloured diff text and the one-line errors.
 
 from __future__ import annotations
 
+import os
 import re
 from functools import cache
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -54,9 +55,43 @@ def escape_controls_in(value: T) -> T:
     return value
 
 
+# The width of a console that does not write to a terminal (a pipe, a file, a CI log): no table is
+# narrowed to fit it, so none of its values is cut or wrapped; each table is as wide as its content.
+_UNBOUNDED_WIDTH = 100_000
+
+
 def console(**options: Any) -> Console:
-    """A rich Console that escapes control characters in every string it is given to print."""
+    """A rich Console that escapes control characters in every string it is given to print.
+
+    On a terminal it is the terminal's width; elsewhere ``COLUMNS`` when set, else as wide as what it
+    prints, so a table in a CI log shows every value whole. Colour follows :func:`colour_wanted`.
+    """
+    import sys
+
+    stream = options.get("file") or (sys.stderr if options.get("stderr") else sys.stdout)
+    if "width" not in options and not _is_terminal(stream) and not os.environ.get("COLUMNS", "").isdigit():
+        options["width"] = _UNBOUNDED_WIDTH
+    if "no_color" not in options and "NO_COLOR" in os.environ:
+        options["no_color"] = True
     return _safe_console_class()(**options)
+
+
+def colour_wanted(stream: Any) -> bool:
+    """Whether to colour what goes to ``stream``: never with ``NO_COLOR`` set (to anything), always
+    with ``FORCE_COLOR`` set to something, else when ``stream`` is a terminal."""
+    if "NO_COLOR" in os.environ:
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return _is_terminal(stream)
+
+
+def _is_terminal(stream: Any) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return bool(isatty and isatty())
+    except ValueError:  # a closed stream
+        return False
 
 
 @cache

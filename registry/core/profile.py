@@ -227,8 +227,18 @@ def _match_scoped_read(surface: _Surface) -> list[str]:
     ]
 
 
+# A depth over a directory tree (list_directory.depth, find.depth beside a path) is recursion, not hops.
+_FILESYSTEM_WORDS = frozenset({"directory", "dir", "file", "files", "folder", "tree", "path", "glob"})
+_FILESYSTEM_PROPS = frozenset({"path", "directory", "dir", "root", "folder", "cwd", "glob", "pattern"})
+
+
 def _depth_read(surface: _Surface) -> list[str]:
-    return [f"{t.name}.{p}" for t in surface.read_tools() for p in t.props(_DEPTH, integer=True)]
+    return [
+        f"{t.name}.{p}"
+        for t in surface.read_tools()
+        if not _FILESYSTEM_WORDS.intersection(t.words) and not t.props(_FILESYSTEM_PROPS)
+        for p in t.props(_DEPTH, integer=True)
+    ]
 
 
 def _progressive_disclosure(surface: _Surface) -> list[str]:
@@ -392,9 +402,15 @@ def page_profile(snapshot: dict[str, Any], stored: dict[str, Any] | None = None)
     static = static_profile(snapshot)
     if static is None:
         return None
+    from registry.core.operations import map_operations, offers_store_and_recall
+
     server = snapshot.get("server") or {}
+    operations = map_operations([t for t in snapshot.get("tools") or [] if isinstance(t, dict)])
     return {
         "format": PROFILE_FORMAT,
         "server": {"name": server.get("name"), "version": server.get("version")},
         "static": static,
+        "operations": operations,
+        # Whether `mcpdex probe` can run on it: it needs a store and a recall.
+        "probeable": offers_store_and_recall(operations),
     }

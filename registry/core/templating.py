@@ -18,11 +18,7 @@ from markupsafe import Markup, escape
 from registry.core.paths import templates_dir
 from registry.core.printable import escape_controls
 from registry.core.textdiff import line_diff
-
-
-def counted(count: int, singular: str, plural: str | None = None) -> str:
-    """``1 tool``, ``2 tools``; ``plural`` for words that do not just take an s."""
-    return f"{count} {singular if count == 1 else plural or singular + 's'}"
+from registry.core.wording import counted
 
 
 def version_tag(label: object) -> str:
@@ -40,6 +36,35 @@ def code_spans(text: object) -> Markup:
     if "`" not in escaped:  # most reasons and findings name nothing
         return escaped
     return Markup(_CODE_SPAN.sub(r"<code>\1</code>", str(escaped)))
+
+
+_BREAK_AFTER = re.compile(r"([/_.\-])")
+# A run this long with none of those characters can break anywhere: it would never fit otherwise.
+_LONG_RUN = 24
+
+
+def breakable(text: object) -> Markup:
+    """Escape ``text`` (a server or version name), letting it wrap after ``/``, ``-``, ``_`` and
+    ``.`` rather than mid-word; a run longer than ``_LONG_RUN`` without them may break anywhere."""
+    parts = []
+    for part in _BREAK_AFTER.split(str(_finalize(text))):
+        piece = escape(part)
+        if len(part) > _LONG_RUN:
+            piece = Markup('<span class="long">') + piece + Markup("</span>")
+        parts.append(piece + (Markup("<wbr>") if _BREAK_AFTER.fullmatch(part) else ""))
+    return Markup("").join(parts)
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s|\n")
+
+
+def summary(text: object, limit: int = 160) -> Markup:
+    """The first sentence (or line) of ``text``, at most ``limit`` characters, with its `backticked`
+    names as code, for a table cell."""
+    first = _SENTENCE_END.split(str(_finalize(text)).strip(), maxsplit=1)[0]
+    if len(first) > limit:
+        first = first[: limit - 1].rstrip() + "…"
+    return code_spans(first)
 
 
 def _finalize(value: Any) -> Any:
@@ -98,6 +123,8 @@ def environment(user_dir: str | None = None) -> jinja2.Environment:
     )
     env.filters["counted"] = counted
     env.filters["code_spans"] = code_spans
+    env.filters["breakable"] = breakable
+    env.filters["summary"] = summary
     env.filters["version_tag"] = version_tag
     env.globals["line_diff"] = line_diff
     return env

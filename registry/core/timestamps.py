@@ -11,14 +11,19 @@ _SECONDS = "%Y-%m-%dT%H:%M:%SZ"
 _MICROSECONDS = "%Y-%m-%dT%H:%M:%S.%fZ"
 
 
+def _four_digit_year(moment: datetime, layout: str) -> str:
+    # The C library's %Y writes year 824 as '824', which is no RFC 3339 time: the year is written here.
+    return f"{moment.year:04d}" + moment.strftime(layout.removeprefix("%Y"))
+
+
 def utc_text(moment: datetime) -> str:
     """``moment`` (aware, any zone) in UTC to the second: ``2026-11-29T18:00:00Z``."""
-    return moment.astimezone(UTC).strftime(_SECONDS)
+    return _four_digit_year(moment.astimezone(UTC), _SECONDS)
 
 
 def utc_text_precise(moment: datetime) -> str:
     """``moment`` (aware, any zone) in UTC to the microsecond: ``2026-11-29T18:00:00.123456Z``."""
-    return moment.astimezone(UTC).strftime(_MICROSECONDS)
+    return _four_digit_year(moment.astimezone(UTC), _MICROSECONDS)
 
 
 def utc_now() -> str:

@@ -7,11 +7,12 @@ newest first, which the text, Markdown and JSON renderers print. No database, no
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from registry.core.printable import json_inert
 from registry.core.templating import render
+from registry.diffing.behaviour import behaviour_changes
 from registry.diffing.changes import Change, summarize
 from registry.diffing.context_cost import context_growth_change
 from registry.diffing.diff import diff_history
@@ -38,8 +39,12 @@ def group_by_tool(changes: Iterable[Change]) -> list[dict[str, Any]]:
     return [{"tool": tool, "changes": items} for tool, items in groups.items()]
 
 
-def build_changelog(server: str, versions: Sequence[Any]) -> dict[str, Any]:
-    """The changelog of ``server`` from its versions (each with label, digest, first_seen, snapshot)."""
+def build_changelog(
+    server: str, versions: Sequence[Any], profiles: Mapping[str, dict[str, Any] | None] | None = None
+) -> dict[str, Any]:
+    """The changelog of ``server`` from its versions (each with label, digest, first_seen, snapshot);
+    ``profiles`` (version label → stored probe profile) adds what the probe says changed."""
+    profiles = profiles or {}
     entries: list[dict[str, Any]] = []
     snapshots = [_field(version, "snapshot") for version in versions]
     histories = diff_history(snapshots)
@@ -58,6 +63,10 @@ def build_changelog(server: str, versions: Sequence[Any]) -> dict[str, Any]:
                 "counts": summarize(changes),
                 "tools": group_by_tool(changes),
                 "changes": changes,
+                "behaviour": behaviour_changes(
+                    profiles.get(_field(versions[index - 1], "label")) if index else None,
+                    profiles.get(_field(version, "label")),
+                ),
             }
         )
     entries.reverse()
@@ -70,11 +79,15 @@ def headline(entry: dict[str, Any]) -> str:
         return f"First observed {entry['display']} ({entry['date']})"
     counts = entry["counts"]
     total = counts["total"]
+    behaviour = len(entry.get("behaviour") or [])
+    also = f", {behaviour} behaviour change{'s' if behaviour != 1 else ''}" if behaviour else ""
     if total == 0:
-        return f"{entry['display']} ({entry['date']}): no contract changes"
+        return f"{entry['display']} ({entry['date']}): no contract changes{also}"
     parts = [f"{total} change{'s' if total != 1 else ''}"]
     parts += [f"{counts[level]} {level}" for level in ("breaking", "warning") if counts[level]]
-    return f"{entry['display']} ({entry['date']}): {', '.join(parts)}"
+    if counts.get("lint"):
+        parts.append(f"{counts['lint']} description lint{'s' if counts['lint'] != 1 else ''}")
+    return f"{entry['display']} ({entry['date']}): {', '.join(parts)}{also}"
 
 
 def render_changelog(changelog: dict[str, Any], fmt: str = "text") -> str:

@@ -13,7 +13,7 @@ from typing import Any, NotRequired, TypedDict
 from common.canonical import canonical_json
 from registry.core.snapshot import sorted_json
 from registry.diffing.normalize import normalize_tool
-from registry.diffing.rules import AREA_LABELS, LEVELS, POISONING_LINTS, rule
+from registry.diffing.rules import AREA_LABELS, LEVELS, LINT, POISONING_LINTS, rule
 from registry.diffing.witness import NOT_FOUND
 
 # How each kind of witness is told, after the change's message, in every format that shows messages.
@@ -21,9 +21,17 @@ WITNESS_SENTENCES = {
     "call": "This call was valid before and is rejected now: {}",
     "result": "This result is allowed now and was rejected before: {}",
 }
+# A witness no value shows alone: it fails at its change's path, and for another change elsewhere.
+SHARED_SENTENCES = {
+    "call": "No call fails for this change alone; this one, valid before, is rejected here and elsewhere: {}",
+    "result": "No result fails for this change alone; this one, allowed now, was rejected here and "
+    "elsewhere: {}",
+}
 UNPROVED_SENTENCES = {
-    "call": "No call that was valid before and is rejected now was found, so this is a warning: check it.",
-    "result": "No result allowed now and rejected before was found, so this is a warning: check it.",
+    "call": "No call that was valid before and is rejected now at this change was found, so this is a "
+    "warning: check it.",
+    "result": "No result allowed now and rejected before at this change was found, so this is a warning: "
+    "check it.",
 }
 _MAX_VALUE_CHARS = 80  # longer before/after values are shortened in messages (not in the Change)
 
@@ -171,8 +179,12 @@ def model_texts_of(definition: dict[str, Any] | None) -> list[tuple[str, str]]:
 class TextLints:
     """The security lints of ``scoring`` run on new texts, each side's texts among its own tools."""
 
-    def __init__(self, old_tools: ToolSide, new_tools: ToolSide) -> None:
+    def __init__(
+        self, old_tools: ToolSide, new_tools: ToolSide, foreign_tools: frozenset[str] = frozenset()
+    ) -> None:
         self._tools = (old_tools, new_tools)
+        # a name in a text is a cross-server reference only when it is a tool another server offers
+        self._foreign = foreign_tools
 
     def _findings(self, side: int, tool: str | None, text: Any) -> set[tuple[str, str]]:
         if not isinstance(text, str) or not text:
@@ -187,7 +199,9 @@ class TextLints:
         # analysis feeds the priority and assertive lints, which are not signs of poisoning. Any
         # model-visible text is read as a description, so each trips the lints a description would.
         analysis = Analysis(text=text.strip(), identifiers=identifiers(text))
-        found = security_findings({"name": tool, "description": text}, analysis, names, known)
+        found = security_findings(
+            {"name": tool, "description": text}, analysis, names, known, foreign_tools=self._foreign - names
+        )
         return {
             (item["rule"], item["message"])
             for item in found
@@ -304,6 +318,7 @@ class ChangeBuilder:
         key: str = "",
         witness: Any = NOT_FOUND,
         unproved: bool = False,
+        alone: bool = True,
     ) -> None:
         """Record a change. ``unproved``: its rule claims a break, but no witness was found, so no
         call (or result) is known to break: it is reported at warning, saying so, not as breaking."""
@@ -319,7 +334,8 @@ class ChangeBuilder:
             after=short_value(after),
         )
         if witness is not NOT_FOUND:
-            message += " " + WITNESS_SENTENCES[row.witness].format(sorted_json(witness))
+            sentences = WITNESS_SENTENCES if alone else SHARED_SENTENCES
+            message += " " + sentences[row.witness].format(sorted_json(witness))
         elif unproved:
             message += " " + UNPROVED_SENTENCES[row.witness]
         self.changes.append(
@@ -340,8 +356,9 @@ class ChangeBuilder:
 
 
 def summarize(changes: Iterable[Change]) -> dict[str, int]:
-    """Counts per level plus the total: ``{"breaking": 1, "warning": 0, "info": 3, "total": 4}``."""
-    counts: dict[str, int] = dict.fromkeys(reversed(LEVELS), 0)
+    """Counts per level plus the total, lints apart from schema breaks:
+    ``{"lint": 0, "breaking": 1, "warning": 0, "info": 3, "total": 4}``."""
+    counts: dict[str, int] = dict.fromkeys((LINT, *reversed(LEVELS)), 0)
     for change in changes:
         counts[change["level"]] += 1
     return {**counts, "total": sum(counts.values())}

@@ -9,24 +9,29 @@ otherwise they are estimated as characters ÷ 4, and labelled so wherever they a
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
-from functools import cache
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from common.canonical import canonical_json
+from registry.core.tokens import ENCODING, ESTIMATE, token_counter
+
+__all__ = [
+    "ENCODING",
+    "ESTIMATE",
+    "context_cost",
+    "context_growth_change",
+    "tokens_label",
+    "tool_context_text",
+]
 
 if TYPE_CHECKING:
     from registry.diffing.changes import Change
 
-ENCODING = "o200k_base"
-ESTIMATE = "estimate: characters ÷ 4"
 # A version whose surface grows by more than this share of the previous one is reported, when it
 # also grew by at least MIN_GROWTH_TOKENS: a few dozen tokens more is noise in any context window.
 DEFAULT_GROWTH_SHARE = 0.2
 MIN_GROWTH_TOKENS = 100
 MODEL_VISIBLE_FIELDS = ("name", "description", "inputSchema")
-_PIECE = 50_000  # at most 4 bytes a character, so a piece stays under the 200,000-token chunk limit
 
 
 class ToolCost(TypedDict):
@@ -43,25 +48,9 @@ class ContextCost(TypedDict):
     tools: list[ToolCost]
 
 
-@cache
 def _counter() -> tuple[str, Callable[[str], int]]:
-    """The token counter and its label: the offline BPE when it is installed, else the estimate."""
-    try:
-        import bpe_openai
-    except ImportError:
-        return ESTIMATE, lambda text: math.ceil(len(text) / 4)
-    encoding = bpe_openai.get_encoding(ENCODING)
-
-    def count(text: str) -> int:
-        # A server's text is counted as text: special-token spellings such as <|endoftext|> are not
-        # special here, and the tokenizer refuses a single input of a million characters, so long
-        # text is counted in pieces (a piece boundary moves the count by a token at most).
-        return sum(
-            len(encoding.encode_ordinary(text[start : start + _PIECE]))
-            for start in range(0, len(text), _PIECE)
-        )
-
-    return ENCODING, count
+    """The token counter and its label (one definition, in ``registry.core.tokens``)."""
+    return token_counter()
 
 
 def tool_context_text(tool: dict[str, Any]) -> str:

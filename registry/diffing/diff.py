@@ -36,9 +36,15 @@ _NAMED_LISTS = (
 )
 
 
-def diff_snapshots(old: dict[str, Any], new: dict[str, Any]) -> list[Change]:
-    """Every change from snapshot ``old`` to snapshot ``new``, ordered by tool, area and path."""
-    return _diff(old, new, ToolSide(old), ToolSide(new))
+def diff_snapshots(
+    old: dict[str, Any], new: dict[str, Any], *, foreign_tools: frozenset[str] = frozenset()
+) -> list[Change]:
+    """Every change from snapshot ``old`` to snapshot ``new``, ordered by tool, area and path.
+
+    ``foreign_tools`` are the tools other servers are known to offer (a registry's, a client
+    config's): a changed text that names one of them is a cross-server reference; no other name is.
+    """
+    return _diff(old, new, ToolSide(old), ToolSide(new), foreign_tools)
 
 
 def diff_history(snapshots: Sequence[dict[str, Any]]) -> list[list[Change]]:
@@ -53,8 +59,14 @@ def diff_history(snapshots: Sequence[dict[str, Any]]) -> list[list[Change]]:
     ]
 
 
-def _diff(old: dict[str, Any], new: dict[str, Any], old_side: ToolSide, new_side: ToolSide) -> list[Change]:
-    out = ChangeBuilder(TextLints(old_side, new_side))
+def _diff(
+    old: dict[str, Any],
+    new: dict[str, Any],
+    old_side: ToolSide,
+    new_side: ToolSide,
+    foreign_tools: frozenset[str] = frozenset(),
+) -> list[Change]:
+    out = ChangeBuilder(TextLints(old_side, new_side, foreign_tools))
     _diff_server(out, old, new)
     old_tools, new_tools = old_side.by_name, new_side.by_name
     same_era = old.get("protocolVersion") == new.get("protocolVersion")
@@ -192,7 +204,7 @@ def _diff_tool(out: ChangeBuilder, old: dict[str, Any], new: dict[str, Any], sam
     ):
         if before != after:
             out.text_changed(
-                "tool-title-changed",
+                "tool-title-added" if before is None else "tool-title-changed",
                 "tool-title-poisoning",
                 tool=name,
                 segments=segments,
@@ -202,9 +214,23 @@ def _diff_tool(out: ChangeBuilder, old: dict[str, Any], new: dict[str, Any], sam
     _diff_annotations(out, name, old["annotations"], new["annotations"])
     for area in ("inputSchema", "outputSchema"):
         before, after = old["dialects"][area], new["dialects"][area]
-        if before != after and old[area] is not None and new[area] is not None:
+        stamp_only = None in (before, after) and _is_draft_07_stamp(before or after)
+        if before != after and not stamp_only and old[area] is not None and new[area] is not None:
             prefix = "input" if area == "inputSchema" else "output"
-            out.add(f"{prefix}-dialect-changed", tool=name, segments=["$schema"], before=before, after=after)
+            if before is None:
+                what = f"added: {after} (absent means 2020-12)"
+            elif after is None:
+                what = f"removed (was {before}; absent means 2020-12)"
+            else:
+                what = f"changed from {before} to {after}"
+            out.add(
+                f"{prefix}-dialect-changed",
+                tool=name,
+                segments=["$schema"],
+                before=before,
+                after=after,
+                detail=what,
+            )
     if _declared_at_last(old, new):
         ctx = SchemaComparison(out, name, "inputSchema", old, new)
         required = new["inputSchema"].get("required") or []
@@ -259,6 +285,13 @@ def _declared_at_last(old: dict[str, Any], new: dict[str, Any]) -> bool:
     if not isinstance(sent, dict) or set(sent) <= _NOTHING_DECLARED:
         return True  # `{"type": "object"}` is declared: a tool that takes no arguments
     return not Side(sent).valid() and Side(new["sent"]["inputSchema"]).valid()
+
+
+def _is_draft_07_stamp(dialect: Any) -> bool:
+    """The draft-07 ``$schema`` the TypeScript SDK stamps on every schema (zod-to-json-schema's):
+    normalised away like the rest of one SDK's serialisation, so gaining or losing it is no change."""
+    text = str(dialect or "").rstrip("#")
+    return text in ("http://json-schema.org/draft-07/schema", "https://json-schema.org/draft-07/schema")
 
 
 # Keywords of a schema that declares nothing: the dialect stamp and documentation.

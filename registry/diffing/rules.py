@@ -14,9 +14,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-Level = Literal["breaking", "warning", "info"]
-LEVELS: tuple[Level, ...] = ("info", "warning", "breaking")  # ascending severity
-LEVEL_RANK: dict[str, int] = {level: rank for rank, level in enumerate(LEVELS)}  # info 0 ... breaking 2
+Level = Literal["breaking", "warning", "info", "lint"]
+LEVELS: tuple[Level, ...] = ("info", "warning", "breaking")  # ascending severity of schema changes
+# A model-visible text that newly trips a security lint (tool poisoning's signature) is a fact of
+# another kind than a schema break: its own level, counted apart and gated by --fail-on-lint. It is
+# listed first, above breaking, where changes are shown most severe first.
+LINT: Level = "lint"
+LEVEL_RANK: dict[str, int] = {**{level: rank for rank, level in enumerate(LEVELS)}, LINT: len(LEVELS)}
 AREAS = ("tool", "annotations", "inputSchema", "outputSchema", "server", "version", "quality")
 AREA_LABELS = {
     "tool": "Tool",
@@ -41,10 +45,11 @@ POISONING_LINTS = (
 
 
 def _poisoning_why(trips: str, plain: str) -> str:
-    """Why a poisoning rule is breaking: ``trips`` names the text, ``plain`` the change it stands in for."""
+    """Why a poisoning rule is a lint: ``trips`` names the text, ``plain`` the change it stands in for."""
     return (
-        f"{trips} ({', '.join(POISONING_LINTS)}): the signature of tool poisoning, so a gate fails closed "
-        f"until a person accepts it (one change per lint, in place of {plain})."
+        f"{trips} ({', '.join(POISONING_LINTS)}): the signature of tool poisoning, a lint counted apart "
+        f"from schema breaks; `mcpdex check` fails on it (unless --no-fail-on-lint) until a person "
+        f"accepts it (one change per lint, in place of {plain})."
     )
 
 
@@ -165,7 +170,7 @@ def _listed(kind: str, key: str, item: dict[str, Any]) -> list[Rule]:
         row("added", "info", f"A new {noun} is offered.", f"New {noun} {{detail}}.", [], [item]),
         row(
             "added-poisoning",
-            "breaking",
+            "lint",
             _poisoning_why(
                 f"A new {noun}'s name, title or description trips a security lint", f"`{kind}-added`"
             ),
@@ -191,7 +196,7 @@ def _listed(kind: str, key: str, item: dict[str, Any]) -> list[Rule]:
         ),
         row(
             "changed-poisoning",
-            "breaking",
+            "lint",
             _poisoning_why(
                 f"A changed {noun}'s name, title or description trips a security lint with a finding none of "
                 "its old texts had",
@@ -212,7 +217,7 @@ RULES: tuple[Rule, ...] = tuple(
         ),
         Rule(
             "tool-added-poisoning",
-            "breaking",
+            "lint",
             "tool",
             "none",
             _poisoning_why(
@@ -247,7 +252,7 @@ RULES: tuple[Rule, ...] = tuple(
         ),
         Rule(
             "tool-renamed-poisoning",
-            "breaking",
+            "lint",
             "tool",
             "none",
             _poisoning_why(
@@ -272,7 +277,7 @@ RULES: tuple[Rule, ...] = tuple(
         ),
         Rule(
             "tool-description-poisoning",
-            "breaking",
+            "lint",
             "tool",
             "none",
             _poisoning_why(_CHANGED_TEXT_TRIPS, "the plain description change"),
@@ -287,13 +292,23 @@ RULES: tuple[Rule, ...] = tuple(
             "warning",
             "tool",
             "none",
-            "The display title is model-visible in many clients.",
+            "The display title is model-visible in many clients: a person should read the new one.",
             "{tool}: title {detail}: {before} → {after}.",
+            (_tool(title="Search notes"), _tool(title="Search every note")),
+        ),
+        Rule(
+            "tool-title-added",
+            "info",
+            "tool",
+            "none",
+            "A display title where there was none: nothing a client sends or reads changes, and the "
+            "security lints read the new text.",
+            "{tool}: title added: {after}.",
             (_TOOL, _tool(title="Search notes")),
         ),
         Rule(
             "tool-title-poisoning",
-            "breaking",
+            "lint",
             "tool",
             "none",
             _poisoning_why(_CHANGED_TEXT_TRIPS, "the plain title change"),
@@ -796,12 +811,24 @@ RULES: tuple[Rule, ...] = tuple(
             "info",
             input_why="Callers that omit the property now get different behaviour.",
             output_why="A documented default changed.",
-            input_message="{tool}: {subject} default {detail}: {before} → {after}; callers that omit it get "
-            "the new behaviour.",
-            output_message="{tool}: {subject} default {detail}: {before} → {after}.",
+            input_message="{tool}: {subject} default {detail}; callers that omit it get the new behaviour.",
+            output_message="{tool}: {subject} default {detail}.",
             example=(
                 _prop({"type": "integer", "default": 10}, required=False),
                 _prop({"type": "integer", "default": 20}, required=False),
+            ),
+        ),
+        Rule(
+            "input-required-default-changed",
+            "info",
+            "inputSchema",
+            "request",
+            "The default of a property every call must send (required on both sides) changed: no caller "
+            "omits it, so no call behaves differently.",
+            "{tool}: {subject} default {detail}; it is required, so every call sends its own value.",
+            (
+                _prop({"type": "integer", "default": 10}),
+                _prop({"type": "integer", "default": 20}),
             ),
         ),
         *_twin(
@@ -936,8 +963,8 @@ RULES: tuple[Rule, ...] = tuple(
         ),
         *_same_twin(
             "description-poisoning",
-            "breaking",
-            "breaking",
+            "lint",
+            "lint",
             _poisoning_why(_CHANGED_TEXT_TRIPS, "the plain description change"),
             "{tool}: {subject} description {detail}.",
             (
@@ -956,8 +983,8 @@ RULES: tuple[Rule, ...] = tuple(
         ),
         *_same_twin(
             "title-poisoning",
-            "breaking",
-            "breaking",
+            "lint",
+            "lint",
             _poisoning_why(_CHANGED_TEXT_TRIPS, "the plain title change"),
             "{tool}: {subject} title {detail}: {before} → {after}.",
             (_prop(_S), _prop({"type": "string", "title": "Search text (system prompt)"})),
@@ -977,9 +1004,12 @@ RULES: tuple[Rule, ...] = tuple(
             "info",
             "info",
             "The declared $schema dialect changed (absent means 2020-12); the contract is compared "
-            "after normalisation.",
-            "{tool}: $schema changed from {before} to {after}.",
-            ({"$schema": "http://json-schema.org/draft-07/schema#", **_obj({"q": _S})}, _obj({"q": _S})),
+            "after normalisation. The TypeScript SDK's draft-07 stamp coming or going is no change.",
+            "{tool}: $schema {detail}.",
+            (
+                {"$schema": "http://json-schema.org/draft-07/schema#", **_obj({"q": _S})},
+                {"$schema": "https://json-schema.org/draft/2020-12/schema", **_obj({"q": _S})},
+            ),
         ),
         # ── the server as a whole ─────────────────────────────────────────────────────────────────
         Rule(
@@ -996,7 +1026,7 @@ RULES: tuple[Rule, ...] = tuple(
         ),
         Rule(
             "server-instructions-poisoning",
-            "breaking",
+            "lint",
             "server",
             "none",
             _poisoning_why(_CHANGED_TEXT_TRIPS, "the plain instructions change"),
@@ -1019,7 +1049,7 @@ RULES: tuple[Rule, ...] = tuple(
             "none",
             "Breaking changes shipped without a major version bump (semver; in 0.x the minor acts as "
             "major; non-semver versions are skipped). The level is set with --bump-level.",
-            "Version {before} → {after} has {detail} without a major version bump.",
+            "Version {before} → {after} {detail}.",
             ("1.2.0", "1.3.0"),
         ),
         # ── quality (reported by the gate, which scores both sides, not by the diff) ──────────────
@@ -1109,7 +1139,7 @@ def rule(rule_id: str) -> Rule:
 
 
 def level_rank(level: str) -> int:
-    """0 for info, 1 for warning, 2 for breaking (KeyError for anything else)."""
+    """0 for info, 1 for warning, 2 for breaking, 3 for lint (KeyError for anything else)."""
     return LEVEL_RANK[level]
 
 

@@ -12,7 +12,7 @@ from typing import Any
 from common.canonical import canonical_json
 from registry.diffing.changes import schema_subject, short_value, text_change
 from registry.diffing.comparison import NEW, OLD, SchemaComparison
-from registry.diffing.witness import edges, samples
+from registry.diffing.witness import Side, edges, samples
 
 # Numeric bounds: for "upper" keywords a smaller value is stricter, for "lower" ones a larger.
 _UPPER_BOUNDS = ("maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties", "maxContains")
@@ -183,6 +183,8 @@ def _judge_node(
         here = [*new_at, keyword]
         if keyword in _UPPER_BOUNDS or keyword in _LOWER_BOUNDS:
             _judge_bound(ctx, at, keyword, before, after, shown)
+        elif keyword in ("anyOf", "oneOf") and isinstance(before, list) and isinstance(after, list):
+            _judge_alternatives(ctx, at, keyword, old, new)
         elif keyword in _COMPOSITIONS:
             _judge_composition(ctx, at, keyword, before, after)
         elif keyword == "const":
@@ -202,8 +204,21 @@ def _judge_node(
                 subject=schema_subject(ctx.area, new_at),
             )
         elif keyword == "default":
-            action = text_change(before, after)
-            ctx.add("default-changed", here, *shown, detail=action, subject_at=new_at)
+            # presence, not the value, says added or removed: a default of null is a default
+            if keyword not in old:
+                what = f"added: {short_value(shown[1])}"
+            elif keyword not in new:
+                what = f"removed (was {short_value(shown[0])})"
+            else:
+                what = f"changed from {short_value(shown[0])} to {short_value(shown[1])}"
+            required = ctx.prefix == "input" and _required_on_both_sides(ctx, at)
+            ctx.add(
+                "required-default-changed" if required else "default-changed",
+                here,
+                *shown,
+                detail=what,
+                subject_at=new_at,
+            )
         elif keyword in _CONSTRAINTS:
             action = text_change(before, after)
             ctx.add(f"constraint-{action}", here, *shown, detail=f"`{keyword}`", subject_at=new_at, node=at)
@@ -211,53 +226,344 @@ def _judge_node(
             ctx.add("keyword-changed", here, *shown, detail=f"`{keyword}`", subject_at=new_at)
 
 
+def _required_on_both_sides(ctx: SchemaComparison, at: _Node) -> bool:
+    """The node is a property both sides' objects require (no call can omit it)."""
+    for side, path in enumerate(at):
+        if len(path) < 2 or path[-2] != "properties":
+            return False
+        parent = _at_path(ctx.roots[side], path[:-2])
+        if not isinstance(parent, dict) or path[-1] not in (parent.get("required") or ()):
+            return False
+    return True
+
+
+def _at_path(schema: Any, path: list[Any]) -> Any:
+    """The node at a path of a normalised schema (None when the path leaves it)."""
+    for part in path:
+        if isinstance(schema, dict):
+            schema = schema.get(part)
+        elif isinstance(schema, list) and isinstance(part, int) and part < len(schema):
+            schema = schema[part]
+        else:
+            return None
+    return schema
+
+
 def _diff_alternatives(
     ctx: SchemaComparison, old: dict[str, Any], new: dict[str, Any], old_at: list[Any], new_at: list[Any]
 ) -> None:
     """One side offers alternatives (``anyOf``/``oneOf``), the other a single schema, as when a
-    generator wraps an old schema as ``anyOf: [old, {"type": "string"}]``.
-
-    The single schema is diffed against its closest alternative; every other alternative is one
-    added (a widening) or removed (a narrowing). Documentation on the composition counts as the
-    paired alternative's own.
+    generator wraps an old schema as ``anyOf: [old, {"type": "string"}]``: the single schema is
+    one alternative, matched with the others by meaning (``_match_alternatives``). Documentation
+    on the composition counts as the paired alternative's own.
     """
     many_side = NEW if _whole(new) else OLD
-    many, single = (new, old) if many_side == NEW else (old, new)
-    keyword = _whole(many)
+    keyword = _whole(new if many_side == NEW else old)
     assert keyword is not None
+    many = new if many_side == NEW else old
     docs = {key: value for key, value in many.items() if key != keyword}
-    branches = many[keyword]
-    removed_rule = _COMPOSITIONS[keyword][1]
-    many_at = new_at if many_side == NEW else old_at
-    if many_side == NEW and single not in branches and any(_subsumes(b, single) for b in branches):
-        # An alternative that accepts every value of the old schema (an open object for an object):
-        # nothing the old schema accepted is lost, and each alternative is one the new schema adds.
-        for index, branch in enumerate(branches):
-            here = [*new_at, keyword, index]
-            _branch_added(ctx, keyword, here, branch, new_at, (old_at, here))
-        return
-    index = _closest(single, branches)
-    paired = {**docs, **branches[index]} if isinstance(branches[index], dict) else branches[index]
-    if many_side == NEW:
-        diff_schema(ctx, single, paired, old_at, [*new_at, keyword, index])
+    single = old if many_side == NEW else new
+    sides = (
+        [(single, None), (many[keyword], docs)]
+        if many_side == NEW
+        else [(many[keyword], docs), (single, None)]
+    )
+    _match_alternatives(ctx, keyword, (old_at, new_at), (old, new), sides)
+
+
+def _judge_alternatives(
+    ctx: SchemaComparison, at: _Node, keyword: str, old: dict[str, Any], new: dict[str, Any]
+) -> None:
+    """Both sides offer ``anyOf`` (or ``oneOf``) alternatives: matched by meaning, never by position."""
+    _match_alternatives(ctx, keyword, at, (old, new), [(old[keyword], None), (new[keyword], None)])
+
+
+class _Alternatives:
+    """One side's alternatives read by meaning: the finite values its constant and enum branches
+    accept, the JSON types its bare ``type`` branches accept, and the rest (structured branches).
+
+    A side that is a single schema has one alternative, at the node itself (index None).
+    """
+
+    def __init__(self, branches: Any, at: list[Any], keyword: str) -> None:
+        listed = branches if isinstance(branches, list) else [branches]
+        self.single = not isinstance(branches, list)
+        self.at, self.keyword = at, keyword
+        self.values: dict[str, tuple[Any, int | None]] = {}  # canonical value -> (value, branch)
+        self.types: dict[str, int | None] = {}  # JSON type -> branch
+        self.structured: list[int | None] = []
+        self.branches: dict[int | None, Any] = {}
+        for index, branch in enumerate(listed):
+            key = None if self.single else index
+            self.branches[key] = branch
+            values, types = _finite_values(branch), _bare_types(branch)
+            if values is not None:
+                for value in values:
+                    self.values.setdefault(canonical_json(value), (value, key))
+            elif types is not None:
+                for kind in types:
+                    self.types.setdefault(kind, key)
+            else:
+                self.structured.append(key)
+
+    def path(self, key: int | None) -> list[Any]:
+        return list(self.at) if key is None else [*self.at, self.keyword, key]
+
+    def types_of(self, key: int | None) -> set[str]:
+        return {kind for kind, owner in self.types.items() if owner == key}
+
+
+def _finite_values(branch: Any) -> list[Any] | None:
+    """The values a branch that is a constant or an enum (with its type, or null) accepts."""
+    if not isinstance(branch, dict):
+        return None
+    rest = set(branch) - _NODE_DOCS - {"type"}
+    if rest == {"const"}:
+        found = [branch["const"]]
+    elif rest == {"enum"} and isinstance(branch["enum"], list):
+        found = list(branch["enum"])
     else:
-        diff_schema(ctx, paired, single, [*old_at, keyword, index], new_at)
-    for other, branch in enumerate(branches):
-        if other == index:
-            continue
-        here = [*many_at, keyword, other]
-        if many_side == NEW:
-            _branch_added(ctx, keyword, here, branch, new_at, (old_at, here))
+        return None
+    return [*found, None] if branch.get("nullable") else found
+
+
+def _bare_types(branch: Any) -> set[str] | None:
+    """The JSON types a branch that constrains nothing but its type accepts (all for ``{}``)."""
+    if not isinstance(branch, dict) or not set(branch) - {"type"} <= _NODE_DOCS:
+        return None
+    types = _type_set(branch.get("type"))
+    found = set(_JSON_TYPES) if types is None else set(types)
+    return found | {"null"} if branch.get("nullable") else found
+
+
+def _match_alternatives(
+    ctx: SchemaComparison,
+    keyword: str,
+    at: _Node,
+    nodes: tuple[dict[str, Any], dict[str, Any]],
+    sides: list[tuple[Any, dict[str, Any] | None]],
+) -> None:
+    """Old and new alternatives paired by what they accept, each real difference one change.
+
+    Equal branches match. Values (constants, enums) compare as one set, types (bare ``type``
+    branches, ``type`` lists) as another: a value or a type counts as kept when the other side
+    still accepts it, in whichever branch. A structured branch the other side's bare types accept
+    is kept too; the others pair with the branch of the other side that accepts most of their
+    samples (or has their type), and each pair is diffed in place. What is left is an alternative
+    removed (a narrowing, proved by a witness) or added. Every pointer is into its own side.
+    """
+    old_at, new_at = at
+    old, new = _Alternatives(sides[0][0], old_at, keyword), _Alternatives(sides[1][0], new_at, keyword)
+    docs = (sides[0][1], sides[1][1])
+    checks = (Side(nodes[OLD]), Side(nodes[NEW]))
+    removed_rule = _COMPOSITIONS[keyword][1]
+    # equal structured branches: nothing changed there
+    for key in list(old.structured):
+        match = next((j for j in new.structured if new.branches[j] == old.branches[key]), _MISSING)
+        if match is not _MISSING:
+            old.structured.remove(key)
+            new.structured.remove(match)  # type: ignore[arg-type]
+    _match_values(ctx, old, new, checks)
+    lost = {kind for kind in old.types if not _covers(set(new.types), {kind})}
+    gained = {kind for kind in new.types if not _covers(set(old.types), {kind})}
+    # a structured branch whose every value a bare type of the other side takes is no loss (gain)
+    for key in list(old.structured):
+        kinds = _type_set(_branch_type(old.branches[key]))
+        if kinds and _covers(set(new.types), kinds):
+            old.structured.remove(key)
+    pairs: list[tuple[Any, int | None, Any, int | None]] = []
+    # a bare type the new side narrowed to a structured branch of that type
+    for key in list(new.structured):
+        kinds = _type_set(_branch_type(new.branches[key])) or set()
+        narrowed = {kind for kind in lost if _covers({kind}, kinds) or kind in kinds}
+        if narrowed:
+            kind = sorted(narrowed)[0]
+            owner = old.types[kind]
+            pairs.append(({"type": kind}, owner, new.branches[key], key))
+            lost.discard(kind)
+            new.structured.remove(key)
+    # structured branches: paired by overlap (old samples the new branch accepts), then by type
+    scored = []
+    for o in old.structured:
+        olds = samples(old.branches[o])
+        for n in new.structured:
+            accepting = Side(new.branches[n])
+            overlap = sum(1 for value in olds if accepting.accepts(value))
+            same = _type_set(_branch_type(old.branches[o])) == _type_set(_branch_type(new.branches[n]))
+            if overlap or same:
+                scored.append(
+                    (-overlap, not same, o if o is not None else -1, n if n is not None else -1, o, n)
+                )
+    for *_, o, n in sorted(scored, key=lambda item: item[:4]):
+        if o in old.structured and n in new.structured:
+            pairs.append((old.branches[o], o, new.branches[n], n))
+            old.structured.remove(o)
+            new.structured.remove(n)
+    old_docs, new_docs = docs
+    for before, o, after, n in pairs:
+        # the composition's documentation belongs to the alternative the single schema became
+        if old_docs is not None and n is None and isinstance(before, dict):
+            before = {**old_docs, **before}
+        if new_docs is not None and o is None and isinstance(after, dict):
+            after = {**new_docs, **after}
+        diff_schema(ctx, before, after, old.path(o), new.path(n))
+    if old.single != new.single and not pairs:
+        # the single schema paired with no alternative: its documentation against that of the
+        # alternative that accepts its values (the composition's own beneath the branch's)
+        single, many = (old, new) if old.single else (new, old)
+        values = samples(single.branches[None])
+        key = next(
+            (
+                key
+                for key, branch in many.branches.items()
+                if isinstance(branch, dict) and any(Side(branch).accepts(value) for value in values)
+            ),
+            None,
+        )
+        partner = many.branches[key] if key is not None else {}
+        composition = docs[OLD] if new.single else docs[NEW]
+        mine = _docs_of(single.branches[None])
+        theirs = _docs_of({**(composition or {}), **partner})
+        # documentation the alternative carries is pointed at there, else at the composition
+        there = many.path(key) if _docs_of(partner) else many.at
+        if old.single:
+            diff_schema(ctx, mine, theirs, old_at, there)
         else:
-            ctx.add(
-                removed_rule,
-                [*new_at, keyword, other],
-                branch,
-                None,
-                subject_at=new_at,
-                key=canonical_json(branch),
-                node=(here, new_at),
+            diff_schema(ctx, theirs, mine, there, new_at)
+    _types_moved(ctx, old, new, lost, removed=True)
+    _types_moved(ctx, new, old, gained, removed=False)
+    for key in old.structured:
+        there = old.path(key)
+        if key is None:  # the single old schema is none of the new alternatives
+            before = _branch_type(old.branches[key])
+            ctx.add("type-changed", [*there, "type"], before, _all_types(new), subject_at=new_at, node=at)
+            continue
+        ctx.add(
+            removed_rule,
+            there,
+            old.branches[key],
+            None,
+            subject_at=new_at,
+            key=canonical_json(old.branches[key]),
+            node=(there, new_at),
+            side=OLD,
+        )
+    for key in new.structured:
+        here = new.path(key)
+        _branch_added(ctx, keyword, here, new.branches[key], new_at, (old_at, here))
+
+
+def _docs_of(schema: Any) -> dict[str, Any]:
+    """A schema's documentation keywords (nullable is a constraint here, judged with the types)."""
+    if not isinstance(schema, dict):
+        return {}
+    return {key: value for key, value in schema.items() if key in _NODE_DOCS - {"nullable"}}
+
+
+def _all_types(side: _Alternatives) -> Any:
+    """The JSON types a side's alternatives are of, as a ``type`` keyword would list them."""
+    found: set[str] = set()
+    for branch in side.branches.values():
+        found |= _type_set(_branch_type(branch)) or set()
+    listed = sorted(found)
+    return listed[0] if len(listed) == 1 else listed or None
+
+
+def _branch_type(branch: Any) -> Any:
+    return branch.get("type") if isinstance(branch, dict) else None
+
+
+def _match_values(
+    ctx: SchemaComparison, old: _Alternatives, new: _Alternatives, checks: tuple[Side, Side]
+) -> None:
+    """Values one side's constants and enums accept and the other side (in any branch) does not."""
+    for key in sorted(old.values.keys() - new.values.keys()):
+        value, owner = old.values[key]
+        if checks[NEW].accepts(value):
+            continue
+        there = [*old.path(owner), "const" if "const" in old.branches[owner] else "enum"]
+        ctx.add(
+            "enum-value-removed",
+            there,
+            value,
+            None,
+            subject_at=new.at,
+            key=key,
+            node=(old.at, new.at),
+            candidates=[value],
+            side=OLD,
+        )
+    for key in sorted(new.values.keys() - old.values.keys()):
+        value, owner = new.values[key]
+        if checks[OLD].accepts(value):
+            continue
+        here = [*new.path(owner), "const" if "const" in new.branches[owner] else "enum"]
+        ctx.add(
+            "enum-value-added",
+            here,
+            None,
+            value,
+            subject_at=new.at,
+            key=key,
+            node=(old.at, new.at),
+            candidates=[value],
+        )
+
+
+def _types_moved(
+    ctx: SchemaComparison, mine: _Alternatives, other: _Alternatives, moved: set[str], *, removed: bool
+) -> None:
+    """Bare types of ``mine`` the other side does not accept: per branch, the branch gone (or
+    added) when all its types moved, else its type narrowed (or widened)."""
+    for key in sorted({mine.types[kind] for kind in moved}, key=lambda k: -1 if k is None else k):
+        kinds = mine.types_of(key)
+        gone = kinds & moved
+        branch = mine.branches[key]
+        path = mine.path(key)
+        old_at, new_at = (path, other.at) if removed else (other.at, path)
+        if gone == kinds and key is None:  # the single schema's every type is gone (or new)
+            before, after = (
+                (branch.get("type"), _all_types(other))
+                if removed
+                else (_all_types(other), branch.get("type"))
             )
+            ctx.add(
+                "type-changed",
+                [*path, "type"],
+                before,
+                after,
+                subject_at=new_at,
+                node=(old_at, new_at),
+                side=OLD if removed else NEW,
+            )
+            continue
+        if gone == kinds:
+            if removed:
+                ctx.add(
+                    _COMPOSITIONS[mine.keyword][1],
+                    path,
+                    branch,
+                    None,
+                    subject_at=new_at,
+                    key=canonical_json(branch),
+                    node=(old_at, new_at),
+                    side=OLD,
+                )
+            else:
+                _branch_added(ctx, mine.keyword, path, branch, new_at, (old_at, path))
+            continue
+        kept = sorted(kinds - gone)
+        before, after = (sorted(kinds), kept) if removed else (kept, sorted(kinds))
+        ctx.add(
+            "type-narrowed" if removed else "type-widened",
+            [*path, "type"],
+            before[0] if len(before) == 1 else before,
+            (after[0] if len(after) == 1 else after) if after else None,
+            subject_at=new_at,
+            key=",".join(sorted(gone)),
+            node=(old_at, new_at),
+            side=OLD if removed else NEW,
+        )
 
 
 def _branch_added(
@@ -291,51 +597,27 @@ def _branch_added(
     ctx.add(added_rule, here, None, branch, subject_at=subject_at, key=key, node=node)
 
 
-def _subsumes(wide: Any, narrow: dict[str, Any]) -> bool:
-    """``wide`` accepts every value ``narrow`` does, seen from its keywords alone: it constrains
-    nothing but the type, and its types cover ``narrow``'s."""
-    if not isinstance(wide, dict) or not set(wide) - {"type"} <= _NODE_DOCS:
-        return False
-    wide_types, narrow_types = _type_set(wide.get("type")), _type_set(narrow.get("type"))
-    if wide_types is None:
-        return True
-    if narrow_types is None:
-        return False
-    return _covers(wide_types | ({"null"} if wide.get("nullable") else set()), narrow_types) and (
-        not narrow.get("nullable") or bool(wide.get("nullable"))
-    )
-
-
-def _closest(schema: dict[str, Any], branches: list[Any]) -> int:
-    """The index of the alternative ``schema`` most likely became (or came from)."""
-    for index, branch in enumerate(branches):
-        if branch == schema:
-            return index
-    kinds = _type_set(schema.get("type"))
-    for index, branch in enumerate(branches):
-        if isinstance(branch, dict) and _type_set(branch.get("type")) == kinds:
-            return index
-    for index, branch in enumerate(branches):
-        if isinstance(branch, dict) and kinds and (_type_set(branch.get("type")) or set()) & kinds:
-            return index
-    return 0
-
-
 def _judge_properties(ctx: SchemaComparison, at: _Node, old: dict[str, Any], new: dict[str, Any]) -> None:
     new_at = at[1]
     old_props, new_props = old.get("properties") or {}, new.get("properties") or {}
     old_required, new_required = set(old.get("required") or ()), set(new.get("required") or ())
-    closed = old.get("additionalProperties") is False
+    # Sending a removed property can fail only where the new object restricts undeclared ones
+    # (closed, or a schema for them): there the witness decides; elsewhere it is ignored at worst.
+    closed = new.get("additionalProperties") is not None
     for name in sorted(old_props.keys() - new_props.keys()):
         here = [*new_at, "properties", name]
         if ctx.area == "inputSchema":
             # Closed before: calls sending it break unless the new object still takes it (open now).
-            breaks = closed and ctx.has_witness("input-property-removed-from-closed-object", at)
+            # the witness sends the removed property: the node is the property's own
+            there = ([*at[0], "properties", name], here)
+            sent = samples(old_props[name])
+            breaks = closed and ctx.has_witness("input-property-removed-from-closed-object", there, sent)
             ctx.add(
                 "property-removed-from-closed-object" if breaks else "property-removed",
                 here,
                 old_props[name],
-                node=at,
+                node=there,
+                candidates=sent,
             )
         else:
             required = name in old_required

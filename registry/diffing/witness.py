@@ -97,6 +97,18 @@ class Side:
         except ValueError:  # an instance it cannot read as JSON (a NaN); no witness is one
             return None
 
+    def fails_at(self, instance: Any, location: Sequence[Any]) -> tuple[bool, bool]:
+        """Whether jsonschema finds an error of ``instance`` at ``location`` (an instance path, ``*``
+        for any item or key), and whether every error it finds is there: the value fails for the
+        change there, and for nothing else."""
+        self.confirms(instance)
+        try:
+            errors = list(self._python.iter_errors(instance))
+        except Exception:  # a ref it cannot follow: it cannot say where the value fails
+            return False, False
+        own = [_error_at(error, list(location)) for error in errors]
+        return any(own), bool(own) and all(own)
+
     def confirms(self, instance: Any) -> bool | None:
         """What jsonschema says of ``instance`` (None when it cannot follow the schema)."""
         if self._python is _UNSET:
@@ -116,18 +128,28 @@ def find(
     root: Any,
     path: Sequence[Any],
     candidates: Sequence[Any] = (),
-) -> Any:
-    """A value ``accepting`` allows and ``rejecting`` does not, or ``NOT_FOUND``.
+    other: Any = None,
+    location: Sequence[Any] | None = None,
+) -> tuple[Any, bool]:
+    """A value ``accepting`` allows and ``rejecting`` rejects at the change alone, with True; else one
+    it rejects there and elsewhere too, with False; else ``NOT_FOUND``.
 
-    ``root`` is the normalised form of ``accepting``'s schema and ``path`` the node where the change
-    sits; ``candidates`` (then the node's own probes) are tried there, each inside an instance of
-    the root built around it.
+    ``root`` is the normalised form of ``accepting``'s schema, ``other`` that of ``rejecting``'s and
+    ``path`` the node where the change sits; ``candidates`` (then the node's own probes) are tried
+    there, each inside an instance of the root built around it with values both sides accept
+    elsewhere. A value is a witness only when ``rejecting`` finds an error at the change's own
+    instance path (``location``, else the node's); it shows this change alone when every error is
+    there. A value rejected only elsewhere shows another change and is never returned.
     """
     node = _at(root, path)
+    location = instance_location(path) if location is None else location
     tried = 0
     seen: set[str] = set()
+    shared: Any = NOT_FOUND
     for local in _chain(candidates, probes(node)):
-        for instance in _embed(root, list(path), local):
+        # filled first with what both sides require (a call valid but for the change), then with
+        # what the accepting side requires alone (the change may be a property now required)
+        for instance in _chain(_embed(root, list(path), local, other), _embed(root, list(path), local)):
             key = repr(instance)
             if key in seen:
                 continue
@@ -139,10 +161,70 @@ def find(
                 and accepting.confirms(instance)
                 and rejecting.confirms(instance) is False
             ):
-                return instance
+                here, alone = rejecting.fails_at(instance, location)
+                if alone:
+                    return instance, True
+                if here and shared is NOT_FOUND:
+                    shared = instance
             if tried >= _MAX_CANDIDATES:
-                return NOT_FOUND
-    return NOT_FOUND
+                break
+    return shared, False
+
+
+# Errors a container reports at its own path for one of its keys: an undeclared key sent, a key
+# that became required or too many keys; each is the error of the change at that key.
+_CONTAINER_ERRORS = frozenset(
+    {"additionalProperties", "unevaluatedProperties", "propertyNames", "maxProperties", "required"}
+)
+
+
+def _error_at(error: Any, location: list[Any]) -> bool:
+    """The error is of the value at ``location``: there or within it, a container's error for
+    that very key (sent undeclared, missing though required), or a composition's whose
+    alternatives fail there."""
+    at = [str(part) for part in error.absolute_path]
+    if len(at) >= len(location) and _same_place(at[: len(location)], location):
+        return True
+    if location and error.validator in _CONTAINER_ERRORS and _same_place(at, location[:-1]):
+        key = str(location[-1])
+        instance = error.instance if isinstance(error.instance, dict) else {}
+        if error.validator == "required":
+            return key not in instance and error.message.startswith(repr(key))
+        return key in instance or key == "*"
+    if error.validator in ("anyOf", "oneOf", "allOf") and _same_place(at, location[: len(at)]):
+        # a composition fails at its own node; the change sits in one of its alternatives
+        return not error.context or any(_error_at(inner, location) for inner in error.context)
+    return False
+
+
+def _same_place(at: list[str], location: list[Any]) -> bool:
+    return len(at) == len(location) and all(
+        part == "*" or str(part) == here for part, here in zip(location, at, strict=True)
+    )
+
+
+def instance_location(path: Sequence[Any]) -> list[Any]:
+    """The instance path a schema path points into (``*`` for any item or undeclared key)."""
+    found: list[Any] = []
+    index = 0
+    while index < len(path):
+        part = path[index]
+        if part == "properties" and index + 1 < len(path):
+            found.append(path[index + 1])
+            index += 2
+            continue
+        if part in ("patternProperties", "prefixItems") and index + 1 < len(path):
+            found.append("*")
+            index += 2
+            continue
+        if part in ("items", "additionalProperties"):
+            found.append("*")
+        elif part in _COMPOSITIONS and index + 1 < len(path):
+            index += 1  # the branch index: the same instance
+        else:
+            break  # a keyword of the node itself
+        index += 1
+    return found
 
 
 def _chain(*groups: Any) -> Iterator[Any]:
@@ -176,34 +258,37 @@ def _merged(parent: dict[str, Any], member: Any) -> Any:
     return out
 
 
-def _embed(schema: Any, path: list[Any], value: Any) -> Iterator[Any]:
-    """Instances of ``schema`` that hold ``value`` at the schema node ``path`` names."""
+def _embed(schema: Any, path: list[Any], value: Any, other: Any = None) -> Iterator[Any]:
+    """Instances of ``schema`` that hold ``value`` at the schema node ``path`` names, the rest of
+    each object filled with values ``other`` (the other side's schema, walked alongside) accepts too."""
     if not path:
         yield value
         return
     if not isinstance(schema, dict):
         return
+    other = other if isinstance(other, dict) else {}
     key, rest = path[0], path[1:]
     if key in ("properties", "patternProperties") and rest:
         name = rest[0]
         prop = name if key == "properties" else _key_matching(name)
-        if prop is None:
+        if prop is None or not isinstance(schema.get(key), dict) or name not in schema[key]:
             return
-        base = _object_base(schema, exclude=prop)
-        for inner in _embed(schema[key][name], rest[1:], value):
+        base = _object_base(schema, exclude=prop, other=other)
+        inner_other = (other.get(key) or {}).get(name) if isinstance(other.get(key), dict) else None
+        for inner in _embed(schema[key][name], rest[1:], value, inner_other):
             yield {**base, prop: inner}
     elif key == "additionalProperties":
-        base = _object_base(schema)
+        base = _object_base(schema, other=other)
         extra = _unused_key(schema)
-        for inner in _embed(schema.get(key, {}), rest, value):
+        for inner in _embed(schema.get(key, {}), rest, value, other.get(key)):
             yield {**base, extra: inner}
     elif key == "items":
         filler = _first(samples(schema.get("items", {})))
         count = max(int(schema.get("minItems", 1) or 1), 1)
-        for inner in _embed(schema.get(key, {}), rest, value):
+        for inner in _embed(schema.get(key, {}), rest, value, other.get(key)):
             yield [inner, *([filler] * (count - 1) if filler is not _UNSET else [])]
     elif key in _COMPOSITIONS and rest and isinstance(schema.get(key), list):
-        yield from _embed(_merged(schema, schema[key][rest[0]]), rest[1:], value)
+        yield from _embed(_merged(schema, schema[key][rest[0]]), rest[1:], value, other)
 
 
 def _key_matching(pattern: str) -> str | None:
@@ -226,14 +311,27 @@ def _first(values: list[Any]) -> Any:
     return values[0] if values else _UNSET
 
 
-def _object_base(schema: dict[str, Any], exclude: str | None = None) -> dict[str, Any]:
-    """The smallest object ``schema`` accepts: its required properties with a sample each."""
+def _object_base(schema: dict[str, Any], exclude: str | None = None, other: Any = None) -> dict[str, Any]:
+    """The smallest object ``schema`` accepts: its required properties with a sample each; with
+    ``other`` (the other side's object), its required properties too, each with a sample both take."""
     props = schema.get("properties") or {}
+    other = other if isinstance(other, dict) else {}
+    other_props = other.get("properties") if isinstance(other.get("properties"), dict) else {}
+    names = list(dict.fromkeys([*(schema.get("required") or ()), *(other.get("required") or ())]))
     base: dict[str, Any] = {}
-    for name in schema.get("required") or ():
+    for name in names:
         if name == exclude:
             continue
-        sample = _first(samples(props.get(name, schema.get("additionalProperties", {}))))
+        mine = props.get(name, schema.get("additionalProperties", {}))
+        theirs = other_props.get(name) if other else None
+        options = samples(mine) + (samples(theirs) if isinstance(theirs, dict) else [])
+        check = Side(theirs) if isinstance(theirs, dict) and isinstance(mine, dict) else None
+        both = [
+            value
+            for value in options
+            if check is None or (check.accepts(value) is not False and Side(mine).accepts(value) is not False)
+        ]
+        sample = _first(both or options)
         base[name] = "" if sample is _UNSET else sample
     return base
 
@@ -386,4 +484,4 @@ def edges(schema: Any, keyword: str, bound: Any) -> list[Any]:
     return [{**base, **{f"k{i}": "" for i in range(max(count - len(base), 0))}} for count in counts]
 
 
-__all__ = ["NOT_FOUND", "Side", "find", "probes", "samples"]
+__all__ = ["NOT_FOUND", "Side", "find", "instance_location", "probes", "samples"]

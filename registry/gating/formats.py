@@ -31,6 +31,7 @@ def ansi(text: str, *, fg: str | None = None, bold: bool | None = None, dim: boo
 
 
 _TEXT_STYLE: dict[str, dict[str, Any]] = {
+    "lint": {"fg": "magenta", "bold": True},
     "breaking": {"fg": "red", "bold": True},
     "warning": {"fg": "yellow"},
     "info": {"fg": "green"},
@@ -44,6 +45,8 @@ def changes_summary(report: dict[str, Any]) -> str:
         f"{counts['total']} change{'s' if counts['total'] != 1 else ''}: {counts['breaking']} breaking, "
         f"{counts['warning']} warning, {counts['info']} info"
     )
+    if counts.get("lint"):  # description lints are counted apart from schema breaks
+        summary += f"; {counts['lint']} description lint{'s' if counts['lint'] != 1 else ''}"
     if report["accepted"]:
         summary += f" ({report['accepted']} accepted)"
     return summary
@@ -126,7 +129,7 @@ def _escape_property(text: str) -> str:
 
 def render_github(report: dict[str, Any], file: str | None = None) -> str:
     """GitHub Actions workflow commands: one ``::error``/``::warning``/``::notice`` per change."""
-    command = {"breaking": "error", "warning": "warning", "info": "notice"}
+    command = {"lint": "error", "breaking": "error", "warning": "warning", "info": "notice"}
     lines = []
     for change in report["changes"]:
         if change["accepted"]:
@@ -172,7 +175,7 @@ def render_junit(report: dict[str, Any]) -> str:
 
 def render_sarif(report: dict[str, Any], file: str | None = None) -> str:
     """SARIF 2.1.0 for code-scanning uploads; accepted changes carry an external suppression."""
-    sarif_level = {"breaking": "error", "warning": "warning", "info": "note"}
+    sarif_level = {"lint": "error", "breaking": "error", "warning": "warning", "info": "note"}
     used = sorted({change["rule"] for change in report["changes"]})
     rules = [
         {

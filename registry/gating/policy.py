@@ -20,7 +20,7 @@ from registry.core.versions import semver_core
 from registry.diffing.changes import Change, summarize, table_change
 from registry.diffing.context_cost import context_growth_change
 from registry.diffing.diff import diff_snapshots
-from registry.diffing.rules import LEVELS, RULES_BY_ID, level_rank, rule
+from registry.diffing.rules import LEVELS, LINT, RULES_BY_ID, level_rank, rule
 
 REPORT_FORMAT = "mcpdex.check/1"
 OUTPUT_FORMATS = ("text", "json", "markdown", "github", "junit", "sarif")
@@ -101,7 +101,13 @@ def version_bump_change(
     if bumped:
         return None
     row = rule("breaking-change-without-major-bump")
-    detail = f"{breaking} breaking change{'s' if breaking != 1 else ''}"
+    counted = f"{breaking} breaking change{'s' if breaking != 1 else ''}"
+    if new_version < old_version:
+        detail = f"went down and has {counted}"
+    elif new_version == old_version:
+        detail = f"is the same release number and has {counted}"
+    else:
+        detail = f"went up without a major version bump and has {counted}"
     return table_change(
         row.id,
         tool=None,
@@ -226,16 +232,21 @@ def evaluate(
     severity: dict[str, str | None] | None = None,
     bump_level: str | None = "warning",
     quality: bool = False,
+    fail_on_lint: bool = True,
     old_origin: str = "baseline",
     new_origin: str = "current",
+    foreign_tools: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
     """The report of diffing ``old`` → ``new`` under a policy; ``fail_on=None`` never fails (plain diff).
 
     ``quality`` scores both sides and adds their quality drops (``quality_changes``) and a growth of
-    the tool list's context cost past the policy share (``context-cost-grew``).
+    the tool list's context cost past the policy share (``context-cost-grew``). ``foreign_tools``
+    are the tools other servers offer, for the cross-server-reference lint (``diff_snapshots``).
+    ``fail_on_lint``: a change at the ``lint`` level (a text that newly trips a security lint) fails
+    the gate whatever ``fail_on`` is (when it is not None).
     """
     severity = severity or {}
-    changes = _at_severity(diff_snapshots(old, new), severity)
+    changes = _at_severity(diff_snapshots(old, new, foreign_tools=foreign_tools), severity)
     if bump_level is not None:
         level = severity.get("breaking-change-without-major-bump", bump_level)
         bump = version_bump_change(old, new, changes, level) if level else None  # type: ignore[arg-type]
@@ -252,9 +263,13 @@ def evaluate(
         entry = by_print.get(change["fingerprint"])
         change["accepted"] = entry is not None
         change["reason"] = entry.reason if entry else None
-        change["fails"] = (
-            fail_on is not None and entry is None and level_rank(change["level"]) >= level_rank(fail_on)
+        # a description lint is gated apart from schema breaks: by fail_on_lint, not by fail_on's level
+        gated = (
+            fail_on_lint
+            if change["level"] == LINT
+            else level_rank(change["level"]) >= level_rank(fail_on or "info")
         )
+        change["fails"] = fail_on is not None and entry is None and gated
     used = {change["fingerprint"] for change in changes}
     failing = sum(1 for change in changes if change["fails"])
     return {
@@ -262,6 +277,7 @@ def evaluate(
         "old": _side(old, old_origin),
         "new": _side(new, new_origin),
         "failOn": fail_on,
+        "failOnLint": fail_on is not None and fail_on_lint,
         "passed": failing == 0,
         "failing": failing,
         "counts": summarize(changes),  # type: ignore[arg-type]

@@ -16,6 +16,8 @@ if TYPE_CHECKING:
     from registry.inspecting.transports import Wire
 
 _STDERR_TAIL_LINES = 15
+# The SDK's OAuth failures (mcp.client.auth.exceptions), told by name so that no import is needed.
+_OAUTH_ERRORS = ("OAuthFlowError", "OAuthTokenError", "OAuthRegistrationError")
 
 
 def leaves(exc: BaseException) -> Iterator[BaseException]:
@@ -44,6 +46,11 @@ def classify(exc: BaseException, target: Target, timeout: float, elapsed: float,
     for leaf in found:
         if isinstance(leaf, InspectionError):
             return str(leaf)
+        if type(leaf).__name__ in _OAUTH_ERRORS:
+            return (
+                f"{what}: authorization failed: {first_line(leaf)}; check --client-id, --client-secret, "
+                "--private-key and --scope, or sign in with `mcpdex auth login URL`"
+            )
         if isinstance(leaf, TimeoutError) or (isinstance(leaf, MCPError) and leaf.code == -32001):
             stage = "after the handshake" if wire.handshake_result() else "before answering the handshake"
             return (
@@ -56,6 +63,8 @@ def classify(exc: BaseException, target: Target, timeout: float, elapsed: float,
             return f"{what}: cannot run {target.argv[0]!r} ({leaf.strerror}); check its permissions"
         if isinstance(leaf, MCPError) and leaf.code == -32000:
             return f"{what}: the server closed the connection after {elapsed:.1f} s (it exited or crashed)"
+        if isinstance(leaf, MCPError) and wire.refused is not None:
+            return _refusal(what, target, *wire.refused)
         if isinstance(leaf, MCPError):
             hint = "; check the URL, --transport and --header" if target.transport != "stdio" else ""
             return f"{what}: the server answered with error {leaf.code}: {first_line(leaf)}{hint}"
@@ -68,6 +77,20 @@ def classify(exc: BaseException, target: Target, timeout: float, elapsed: float,
     if "HTTPStatusError" in name:
         return f"{what}: HTTP error ({first_line(first)}); check the URL, --transport and --header"
     return f"{what}: inspection failed: {name}: {first_line(first)}".rstrip(": ")
+
+
+def _refusal(what: str, target: Target, status: int, challenge: str) -> str:
+    """Why a server behind authorization refused the inspection, and what to pass."""
+    if status == 403:
+        return (
+            f"{what}: HTTP 403, the server refused the credentials ({challenge or 'no challenge'}); "
+            "ask for more with --scope or use other credentials"
+        )
+    if target.oauth is None:
+        how = "without --no-oauth mcpdex authorizes itself, or pass --header 'Authorization: …'"
+    else:
+        how = "pass --client-id and --client-secret, or sign in with `mcpdex auth login URL`"
+    return f"{what}: HTTP 401, the server requires authorization ({challenge or 'no challenge'}); {how}"
 
 
 def died_on_probe(exc: BaseException, wire: Wire) -> bool:

@@ -17,6 +17,7 @@ import os
 import secrets
 import signal
 import sys
+import threading
 import time
 from functools import cache
 from pathlib import Path
@@ -43,6 +44,26 @@ def become_subreaper() -> bool:
         return bool(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
     except (OSError, AttributeError):
         return False
+
+
+# The stdio servers (and package fetches) this process started and has not yet stopped: a crawl runs
+# several at once, and the orphans one server leaves are ended without ending the others.
+running: set[int] = set()
+# Held while a child is started and added to ``running`` from a worker thread, and while the orphans
+# are told from the children, so that a child just started is never taken for an orphan.
+starting = threading.Lock()
+
+
+def orphans(before: set[int]) -> set[int]:
+    """Our children that are none of ``before`` and none of the processes ``running``."""
+    with starting:
+        return children() - before - running
+
+
+def children() -> set[int]:
+    """Our own live children: the servers we started, and orphans re-parented to us as subreaper."""
+    me = os.getpid()
+    return {pid for pid, parent in _parents().items() if parent == me}
 
 
 def descendants(pid: int) -> set[int]:

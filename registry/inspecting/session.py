@@ -68,16 +68,23 @@ async def session(
     """One connection to ``target``: its server info, capabilities and every listed item, checked, with
     the problems found (and ``_era``, the era it spoke). Listing ends by ``work_by``, the server by
     ``stop_by`` (both ``anyio.current_time()``)."""
+    import contextlib
+
     import anyio
-    from mcp.types.version import LATEST_MODERN_VERSION
 
     remaining = max(0.1, work_by - anyio.current_time())
-    transport = teed(open_transport(target, errlog, remaining, stop_by), wire)
     problems: list[dict[str, str]] = []
     # Paging stops early enough to leave time for checking what was listed and stopping the server.
     max_items, list_by = limits.max_tools, anyio.current_time() + remaining * _LISTING_SHARE
     with anyio.fail_after(remaining):
-        async with connected(target, transport, era, remaining) as client:
+        # The transport opens before the SDK is imported: a stdio server starts up while `import mcp`
+        # (most of a short inspection's time) runs, instead of after it.
+        async with (
+            teed(open_transport(target, errlog, remaining, stop_by, wire), wire) as streams,
+            connected(target, contextlib.nullcontext(streams), era, remaining) as client,
+        ):
+            from mcp.types.version import LATEST_MODERN_VERSION
+
             handshake = wire.handshake_result()
             modern = client.protocol_version == LATEST_MODERN_VERSION
             caps = client.server_capabilities
@@ -143,7 +150,9 @@ async def session(
             }
         )
     return {
+        # every serverInfo field as sent (description, websiteUrl, icons…), then the named ones
         "server": {
+            **{key: value for key, value in server_info.items() if isinstance(key, str)},
             "name": server_info.get("name"),
             "title": server_info.get("title"),
             "version": server_info.get("version"),

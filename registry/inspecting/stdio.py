@@ -44,21 +44,74 @@ async def stdio_transport(
     ``registry.inspecting.processes``, so neither the server nor anything it spawned outlives us.
     """
     import anyio
-    from mcp.client.stdio import get_default_environment
 
     from registry.inspecting import processes
 
     processes.become_subreaper()
     mark = processes.new_mark()
-    process = await anyio.open_process(
-        target.argv,
-        env=get_default_environment() | target.env | mark,
-        stderr=errlog,
-        cwd=target.cwd,
-        start_new_session=True,
-    )
-    stdin, stdout = process.stdin, process.stdout
-    assert stdin is not None and stdout is not None  # open_process pipes both unless told otherwise
+    with contextlib.ExitStack() as cleanup:
+        if target.sandbox is not None:
+            from registry.inspecting.sandbox import sandboxed
+
+            wrapped = cleanup.enter_context(
+                sandboxed(target.argv, target.env | mark, target.cwd, target.sandbox)
+            )
+            argv, env, cwd = wrapped.argv, wrapped.env | mark, None
+        else:
+            argv, env, cwd = target.argv, server_environment() | target.env | mark, target.cwd
+        before = processes.children()
+        process = await anyio.open_process(argv, env=env, cwd=cwd, start_new_session=True)
+        processes.running.add(process.pid)
+        cleanup.callback(processes.running.discard, process.pid)
+        # An orphan that left the group and dropped the mark is re-parented to us: one that appeared
+        # while this server ran, and is none of the servers we run, is ended when it stops.
+        cleanup.callback(lambda: processes.end(processes.orphans(before)))
+        tail = StderrTail()
+        try:
+            async with _exchange(process, stop_by, mark, tail) as streams:
+                yield streams
+        finally:
+            tail.write_to(errlog)
+
+
+class StderrTail:
+    """The last bytes a server wrote to stderr: read as it comes, never kept whole."""
+
+    LIMIT = 64 * 1024
+
+    def __init__(self) -> None:
+        self.data = bytearray()
+        self.dropped = 0
+
+    def add(self, chunk: bytes) -> None:
+        self.data += chunk
+        if len(self.data) > 2 * self.LIMIT:
+            cut = len(self.data) - self.LIMIT
+            self.dropped += cut
+            del self.data[:cut]
+
+    def write_to(self, errlog: IO[str]) -> None:
+        kept = bytes(self.data[-self.LIMIT :])
+        self.dropped += len(self.data) - len(kept)
+        with contextlib.suppress(OSError, ValueError):
+            if self.dropped:
+                errlog.write(f"[{self.dropped} earlier bytes of stderr not kept]\n")
+                kept = kept.split(b"\n", 1)[-1]
+            errlog.write(kept.decode("utf-8", errors="replace"))
+
+
+@asynccontextmanager
+async def _exchange(
+    process: Process, stop_by: float | None, mark: dict[str, str], tail: StderrTail
+) -> AsyncIterator[
+    tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]
+]:
+    """Newline-delimited JSON-RPC with a started server, its stderr drained into ``tail``; the server
+    stopped on the way out."""
+    import anyio
+
+    stdin, stdout, stderr = process.stdin, process.stdout, process.stderr
+    assert stdin is not None and stdout is not None and stderr is not None  # open_process pipes all three
     to_session, from_server = anyio.create_memory_object_stream[Any](0)
     to_server, from_session = anyio.create_memory_object_stream[Any](0)
 
@@ -92,9 +145,15 @@ async def stdio_transport(
                 # The server stopped reading: end the session's reads rather than leave it waiting.
                 await to_session.aclose()
 
+    async def read_stderr() -> None:
+        with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            async for chunk in stderr:
+                tail.add(chunk)
+
     async with anyio.create_task_group() as tasks:
         tasks.start_soon(read_stdout)
         tasks.start_soon(write_stdin)
+        tasks.start_soon(read_stderr)
         try:
             yield from_server, to_server
         finally:
@@ -102,6 +161,28 @@ async def stdio_transport(
             with anyio.CancelScope(shield=True):
                 await _stop(process, stop_by, mark)
             tasks.cancel_scope.cancel()
+
+
+# What a stdio server inherits of our environment, as the SDK's stdio client passes it: enough to
+# find programs and a home directory, never the rest (tokens and keys in our environment stay ours).
+_INHERITED = ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER")
+_INHERITED_WINDOWS = (
+    "APPDATA", "HOMEDRIVE", "HOMEPATH", "LOCALAPPDATA", "PATH", "PATHEXT", "PROCESSOR_ARCHITECTURE",
+    "SYSTEMDRIVE", "SYSTEMROOT", "TEMP", "USERNAME", "USERPROFILE",
+)  # fmt: skip
+
+
+def server_environment() -> dict[str, str]:
+    """The variables of our environment a stdio server is started with (see ``_INHERITED``); a value
+    that is a shell function definition (``() { …``) is left out."""
+    import sys
+
+    names = _INHERITED_WINDOWS if sys.platform == "win32" else _INHERITED
+    return {
+        name: value
+        for name in names
+        if (value := os.environ.get(name)) is not None and not value.startswith("()")
+    }
 
 
 def _parse_line(line: bytes) -> SessionMessage | Exception:

@@ -14,10 +14,14 @@ import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from registry.core.errors import UsageError
+
+if TYPE_CHECKING:
+    from registry.inspecting.oauth import OAuthSettings
+    from registry.inspecting.sandbox import SandboxPolicy
 
 TRANSPORTS = ("stdio", "streamable-http", "sse")
 REDACTED = "<redacted>"
@@ -35,6 +39,9 @@ class Target:
     url: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
     name: str | None = None  # the config entry it came from, if any
+    # How to authorize when the server answers 401 (MCP authorization); None sends no OAuth at all.
+    oauth: OAuthSettings | None = field(default=None, repr=False, compare=False)
+    sandbox: SandboxPolicy | None = None  # a stdio server runs in the sandbox under this policy
 
     def __post_init__(self) -> None:
         if self.transport not in TRANSPORTS:
@@ -52,6 +59,10 @@ class Target:
                 out["env"] = {key: REDACTED for key in sorted(self.env)}
             if self.cwd:
                 out["cwd"] = self.cwd
+            if self.sandbox is not None:
+                from registry.inspecting.sandbox import named_paths
+
+                out["sandbox"] = self.sandbox.describe(named_paths(self.argv, self.cwd))
         else:
             out = {"transport": self.transport, "target": redact_url(self.url or "")}
             if self.headers:
@@ -140,6 +151,15 @@ def config_servers(path: str | Path) -> dict[str, Target]:
     return {name: _entry_target(file, name, entry) for name, entry in entries.items()}
 
 
+def config_sandbox_specs(path: str | Path) -> dict[str, Any]:
+    """Each entry's ``sandbox`` object of a config file (how far to widen the sandbox for it), by name."""
+    data = json.loads(Path(path).read_text(encoding="utf-8"))  # config_servers has read it already
+    entries = data.get("mcpServers") or data.get("servers") or (data.get("mcp") or {}).get("servers")
+    if not isinstance(entries, dict):
+        return {}
+    return {name: entry.get("sandbox") for name, entry in entries.items() if isinstance(entry, dict)}
+
+
 def _entry_target(file: Path, name: str, entry: Any) -> Target:
     where = f"{file}: mcpServers.{name}"
     if not isinstance(entry, dict):
@@ -158,6 +178,7 @@ def _entry_target(file: Path, name: str, entry: Any) -> Target:
             url=_expand(url),
             headers={str(k): _expand(str(v)) for k, v in headers.items()},
             name=name,
+            oauth=_entry_oauth(file, where, entry.get("oauth")),
         )
     command = entry.get("command")
     if not isinstance(command, str) or not command:
@@ -175,6 +196,52 @@ def _entry_target(file: Path, name: str, entry: Any) -> Target:
         env={str(k): _expand(str(v)) for k, v in env.items()},
         cwd=cwd,
         name=name,
+    )
+
+
+# An entry's "oauth" object: client credentials for a server behind MCP authorization, so that a crawl
+# (which never opens a browser) can reach it. Values may reference the environment, as ${env:NAME}.
+_OAUTH_FIELDS = {
+    "clientId": "client_id",
+    "clientSecret": "client_secret",
+    "clientAuth": "client_auth",
+    "privateKeyFile": "private_key",
+    "scope": "scope",
+    "issuer": "issuer",
+}
+
+
+def _entry_oauth(file: Path, where: str, raw: Any) -> OAuthSettings | None:
+    if raw is None:
+        return None
+    from registry.inspecting.oauth import CLIENT_AUTH_METHODS, OAuthSettings, read_private_key
+
+    if not isinstance(raw, dict) or not raw.get("clientId"):
+        raise UsageError(
+            f"{where}: field 'oauth' must be an object with a \"clientId\" (and a secret or key)"
+        )
+    unknown = sorted(set(raw) - set(_OAUTH_FIELDS))
+    if unknown:
+        known = ", ".join(_OAUTH_FIELDS)
+        raise UsageError(f"{where}: field 'oauth' has no {', '.join(unknown)}; it takes {known}")
+    values = {_OAUTH_FIELDS[key]: _expand(str(value)) for key, value in raw.items()}
+    if "private_key" in values:
+        values["private_key"] = read_private_key(str(file.parent / values["private_key"]))
+        values.setdefault("client_auth", "private-key-jwt")
+    if not (values.get("client_secret") or values.get("private_key")):
+        raise UsageError(f'{where}: field \'oauth\' needs a "clientSecret" or a "privateKeyFile"')
+    method = values.get("client_auth", "basic")
+    if method not in CLIENT_AUTH_METHODS:
+        raise UsageError(f"{where}: field 'oauth' \"clientAuth\" is one of {', '.join(CLIENT_AUTH_METHODS)}")
+    return OAuthSettings(
+        client_id=values["client_id"],
+        client_secret=values.get("client_secret"),
+        client_auth=method,
+        private_key=values.get("private_key"),
+        scope=values.get("scope"),
+        issuer=values.get("issuer"),
+        grant="client-credentials",
+        interactive=False,
     )
 
 

@@ -17,6 +17,7 @@ from registry.inspecting.stdio import stdio_transport
 from registry.inspecting.targets import Target
 
 if TYPE_CHECKING:
+    import httpx2
     from mcp.client import Transport
 
 
@@ -31,33 +32,56 @@ class _Sending(Protocol):
 
 
 def open_transport(
-    target: Target, errlog: IO[str], timeout: float, stop_by: float | None = None
+    target: Target, errlog: IO[str], timeout: float, stop_by: float | None = None, wire: Wire | None = None
 ) -> Transport:
-    """The transport to ``target``; ``timeout`` bounds HTTP reads, ``stop_by`` stopping a stdio server."""
+    """The transport to ``target``; ``timeout`` bounds HTTP reads, ``stop_by`` stopping a stdio server;
+    ``wire`` is told of an HTTP refusal (401, 403) the SDK reports only as an error response."""
     if target.transport == "stdio":
         return stdio_transport(target, errlog, stop_by)
     if target.transport == "sse":
         from mcp.client.sse import sse_client
 
         return sse_client(
-            target.url or "", headers=target.headers or None, timeout=timeout, sse_read_timeout=timeout
+            target.url or "",
+            headers=target.headers or None,
+            timeout=timeout,
+            sse_read_timeout=timeout,
+            auth=_auth(target),
         )
-    return _owned_http(target, timeout)
+    return _owned_http(target, timeout, wire)
 
 
 @asynccontextmanager
-async def _owned_http(target: Target, timeout: float) -> AsyncIterator[Any]:
+async def _owned_http(target: Target, timeout: float, wire: Wire | None) -> AsyncIterator[Any]:
     """Streamable HTTP on an httpx2 client of our own, so the target's headers go with every request."""
     import httpx2
     from mcp.client.streamable_http import streamable_http_client
 
+    async def refused(response: httpx2.Response) -> None:
+        if wire is not None and response.status_code in (401, 403):
+            wire.refused = (response.status_code, response.headers.get("WWW-Authenticate", ""))
+
     async with (
         httpx2.AsyncClient(
-            headers=target.headers, timeout=httpx2.Timeout(timeout), follow_redirects=True
+            headers=target.headers,
+            timeout=httpx2.Timeout(timeout),
+            follow_redirects=True,
+            auth=_auth(target),
+            event_hooks={"response": [refused]},
         ) as http,
         streamable_http_client(target.url or "", http_client=http) as streams,
     ):
         yield streams
+
+
+def _auth(target: Target) -> httpx2.Auth | None:
+    """MCP authorization for ``target`` (``registry.inspecting.oauth``), unless it sends its own
+    ``Authorization`` header or asked for none."""
+    if target.oauth is None or any(name.lower() == "authorization" for name in target.headers):
+        return None
+    from registry.inspecting.oauth import http_auth
+
+    return http_auth(target.url or "", target.oauth)
 
 
 class Wire:
@@ -67,6 +91,8 @@ class Wire:
         self.sent: list[dict[str, Any]] = []
         self.received: list[dict[str, Any]] = []
         self.junk: list[str] = []
+        # The last HTTP refusal seen: its status and WWW-Authenticate challenge.
+        self.refused: tuple[int, str] | None = None
 
     def mark(self) -> int:
         """Where the requests sent from now on start (for :meth:`result_since`)."""

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from registry.core.profile import FEATURES_BY_ID, has_feature
+from registry.core.tokens import token_counter
 from registry.probing.checks import entity_address, feature_tool, offers
 from registry.probing.fixtures import (
     BATCH,
@@ -40,14 +41,17 @@ def _cost(form: str, arguments: dict[str, Any], reply: Reply | None, why: str = 
         json.dumps(reply.structured, ensure_ascii=False, separators=(",", ":")) if reply.structured else ""
     )
     entities = len(reply.entities())
+    _, count = token_counter()
+    # What a model is handed: the text and, beside it, the structuredContent.
+    tokens = count(reply.text) + count(structured)
     row.update(
         ok=reply.ok,
         entities=entities,
         relations=len(reply.relations()),
         textChars=len(reply.text),
         structuredChars=len(structured),
-        tokens=estimate_tokens(len(reply.text)),
-        tokensPerEntity=round(estimate_tokens(len(reply.text)) / entities, 1) if entities else None,
+        tokens=tokens,
+        tokensPerEntity=round(tokens / entities, 1) if entities else None,
         ms=round(reply.ms, 2),
         note=why,
     )

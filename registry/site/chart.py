@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, TypedDict
 
-from scoring.arithmetic import tier
+from scoring.arithmetic import TIERS, tier
 
 
 class ChartBin(TypedDict):
@@ -30,7 +30,7 @@ def score_chart(overall_scores: Iterable[float | None]) -> dict[str, Any]:
             continue
         counts[min(max(int((score - 1.0) * 2), 0), len(counts) - 1)] += 1
     peak = max([*counts, 1])
-    width, height, left, bottom, bar = 480, 200, 36, 28, 48
+    width, height, left, bottom, bar = 480, 216, 36, 44, 48  # room below for the axis label
     plot = height - bottom - 16
     bins: list[ChartBin] = []
     for index, count in enumerate(counts):
@@ -56,4 +56,6 @@ def score_chart(overall_scores: Iterable[float | None]) -> dict[str, Any]:
         "left": left,
         "base": height - bottom,
         "total": sum(counts),
+        # Every tier letter a score can get, with its floor: "A from 3.5, …, D from 1.0, F below".
+        "tiers": ", ".join(f"{letter} from {floor / 10:.1f}" for letter, floor in TIERS) + ", F below",
     }

@@ -106,3 +106,79 @@ def registry_listing(server: ServerData) -> dict[str, Any] | None:
             {key: as_text(entry.get(key)) for key in _LISTING_FIELDS} for entry in reversed(server.registry)
         ],
     }
+
+
+def _largest(profile: dict[str, Any]) -> dict[str, Any] | None:
+    sizes = (profile.get("memory") or {}).get("sizes") or []
+    return max(sizes, key=lambda size: size["items"]) if sizes else None
+
+
+def _install_line(server: ServerData) -> str:
+    """How a reader starts it: the official registry's package when listed, else the package of
+    the command recorded (``npx -y`` for one under node_modules), else that command's program."""
+    import shlex
+
+    entry = server.registry[-1] if server.registry else None
+    for package in as_dict(as_dict(entry).get("server")).get("packages") or []:
+        if not isinstance(package, dict) or not package.get("identifier"):
+            continue
+        name, version = as_text(package["identifier"]), as_text(package.get("version"))
+        pin = {"npm": f"npx -y {name}@{version}", "pypi": f"uvx {name}=={version}"}
+        return pin.get(as_text(package.get("registryType")), name) if version else name
+    target = as_text(as_dict(as_dict(server.snapshot).get("source")).get("target"))
+    try:
+        argv = shlex.split(target)
+    except ValueError:
+        return ""
+    if argv and argv[0].rsplit("/", 1)[-1] in ("npx", "uvx", "pipx", "bunx", "pnpx", "docker"):
+        return " ".join([argv[0].rsplit("/", 1)[-1], *argv[1:]])
+    for arg in argv:
+        parts = arg.split("/")
+        if "node_modules" in parts:
+            rest = parts[len(parts) - parts[::-1].index("node_modules") :]
+            if rest and rest[0] == ".bin" and len(rest) > 1:
+                return f"npx -y {rest[1]}"
+            name = "/".join(rest[:2]) if rest and rest[0].startswith("@") else (rest[0] if rest else "")
+            return f"npx -y {name}" if name else ""
+    return " ".join([argv[0].rsplit("/", 1)[-1], *argv[1:]]) if argv else ""
+
+
+def memory_columns(server: ServerData) -> dict[str, Any] | None:
+    """The memory view's columns for one memory server (None for any other): operations offered,
+    probe outcome, bounded reads, token cost of a full and of a bounded read at the largest size
+    probed, p50 call latency, cold start, storage and the install line."""
+    from registry.core.operations import OPERATIONS, map_operations
+
+    profile = server.profile
+    if not profile or not server.snapshot:
+        return None
+    operations = profile.get("operations") or map_operations(server.snapshot.get("tools") or [])
+    conformance = profile.get("conformance")
+    largest = _largest(profile)
+    reads = {row["form"]: row for row in (largest or {}).get("reads", []) if row.get("ok", True)}
+    # The full read is the unbounded read that returned the most (a list that failed is none).
+    unbounded = [row for form, row in reads.items() if "limit" not in form and "one item" not in form]
+    full = max(unbounded, key=lambda row: (row["items"], row["tokens"]), default=None)
+    bounded = next((row for form, row in reads.items() if "limit 10" in form), None)
+    every = next((row for form, row in reads.items() if form.endswith("(every item matches)")), None)
+    bounded_by_default = bool(every and largest and every["items"] < largest["items"])
+    offers_limit = bool((operations.get("recall") or {}).get("arguments", {}).get("limit"))
+    return {
+        "operations": [op.id for op in OPERATIONS if op.id in operations],
+        "probed": conformance is not None,
+        "probed_at": profile.get("probedAt"),
+        "passed": conformance["passed"] if conformance else None,
+        "failed": conformance["failed"] if conformance else None,
+        "beyond_failed": (conformance.get("beyondUpstream") or {}).get("failed", 0) if conformance else 0,
+        "bounded": "by default" if bounded_by_default else ("with a limit" if offers_limit else "no"),
+        "items": largest["items"] if largest else None,
+        "full_tokens": full["tokens"] if full else None,
+        "full_items": full["items"] if full else None,
+        "bounded_tokens": bounded["tokens"]
+        if bounded
+        else (every["tokens"] if bounded_by_default and every else None),
+        "p50_ms": profile.get("callP50Ms"),
+        "cold_start_ms": profile.get("coldStartMs"),
+        "storage": profile.get("storage"),
+        "install": _install_line(server),
+    }

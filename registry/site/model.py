@@ -10,14 +10,16 @@ from typing import Any, TypedDict
 SITE_FORMAT = "mcpdex.site/1"
 
 
-class VersionEntry(TypedDict):
-    """One recorded version and the changes that led to it from the previous one."""
+class VersionEntry(TypedDict, total=False):
+    """One recorded version and the changes that led to it from the previous one (``behaviour``:
+    what the memory probe says changed, when both versions were probed)."""
 
     label: str
     digest: str | None
     first_seen: str | None
     last_seen: str | None
     changes: list[dict[str, Any]]
+    behaviour: list[dict[str, Any]]
 
 
 @dataclass

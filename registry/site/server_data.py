@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from registry.core.errors import NotFoundError
 from registry.core.profile import page_profile
+from registry.diffing.behaviour import behaviour_changes
 from registry.diffing.diff import diff_history
 from registry.site.model import ServerData, VersionEntry
 from scoring import score_snapshot
@@ -37,7 +38,10 @@ def server_data(
         records = records[: found[0] + 1]
     versions: list[VersionEntry] = []
     histories = diff_history([record.snapshot for record in records])
-    for record, changes in zip(records, histories, strict=True):
+    latest_profile = store.profile(name, records[-1].label) if records else None
+    # A probed memory server: what its probe says changed, for each version probed after another.
+    profiles = [store.profile(name, record.label) for record in records] if latest_profile else []
+    for index, (record, changes) in enumerate(zip(records, histories, strict=True)):
         versions.append(
             {
                 "label": record.label,
@@ -45,6 +49,9 @@ def server_data(
                 "first_seen": record.first_seen,
                 "last_seen": record.last_seen,
                 "changes": [dict(change) for change in changes],
+                "behaviour": behaviour_changes(profiles[index - 1], profiles[index])
+                if profiles and index
+                else [],
             }
         )
     snapshot = records[-1].snapshot if records else {}
@@ -58,6 +65,6 @@ def server_data(
         versions=versions,
         scorecard=scorecard,
         inspections=[dict(vars(item)) for item in store.inspections(name, limit=_INSPECTIONS_SHOWN)],
-        profile=page_profile(snapshot, store.profile(name, records[-1].label)) if records else None,
+        profile=page_profile(snapshot, latest_profile) if records else None,
         registry=[dict(vars(entry)) for entry in store.registry_entries(name)] or None,
     )

@@ -9,7 +9,7 @@ from typing import Any
 
 from registry.core.templating import environment
 from registry.core.textdiff import line_diff
-from registry.diffing.rules import LEVEL_RANK, LEVELS, TEXT_DIFF_RULES
+from registry.diffing.rules import LEVEL_RANK, LEVELS, LINT, TEXT_DIFF_RULES
 from registry.site.encoding import pretty_json
 from registry.site.model import VersionEntry
 from registry.site.text import as_text, format_date
@@ -68,6 +68,7 @@ def changelog_entries(versions: Sequence[VersionEntry], template_dir: str | None
                 date=format_date(version.get("first_seen")),
                 datetime=as_text(version.get("first_seen")),
                 digest=as_text(version.get("digest")),
+                behaviour=[as_text(b.get("message")) for b in version.get("behaviour") or []],
                 **_counted(views),
             )
         )
@@ -78,7 +79,7 @@ def _counted(views: list[dict[str, Any]]) -> dict[str, Any]:
     return {
         "changes": views,
         "level": top_level(views),
-        "counts": {level: sum(c["level"] == level for c in views) for level in reversed(LEVELS)},
+        "counts": {level: sum(c["level"] == level for c in views) for level in (LINT, *reversed(LEVELS))},
     }
 
 

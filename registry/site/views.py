@@ -11,7 +11,7 @@ from registry.core.snapshot import server_version
 from registry.core.templating import environment
 from registry.diffing.context_cost import context_cost
 from registry.site.encoding import pretty_json
-from registry.site.listing import context_view, listing_columns, registry_listing
+from registry.site.listing import context_view, listing_columns, memory_columns, registry_listing
 from registry.site.model import SITE_FORMAT, ServerData, as_dict, tools_of
 from registry.site.schema_rows import schema_rows
 from registry.site.text import as_text, format_time
@@ -190,6 +190,8 @@ def _overview(server: ServerData) -> dict[str, Any]:
         "recorded": bool(snapshot),
         "reported_name": as_text(info.get("name")),
         "title": as_text(info.get("title")),
+        "description": as_text(info.get("description")),
+        "website": as_text(info.get("websiteUrl")),
         "version": server_version(snapshot) if snapshot else "",
         "protocol": as_text(snapshot.get("protocolVersion")),
         "transport": as_text(source.get("transport")),
@@ -252,6 +254,7 @@ def summary_row(server: ServerData, slug: str) -> dict[str, Any]:
         "recorded": bool(server.versions),
         "version_count": len(server.versions),
         **listing_columns(server),
+        "memory": memory_columns(server),
     }
 
 

@@ -37,6 +37,11 @@ _SQL_VERSIONS = (
     "{where} ORDER BY first_seen, id"
 )
 _SQL_SNAPSHOT = "SELECT snapshot FROM versions WHERE server_id = :server_id AND digest = :digest"
+# The version an alias names (an explicit label given to a snapshot already stored).
+_SQL_ALIAS = (
+    "SELECT v.digest AS digest FROM version_aliases a JOIN versions v ON a.version_id = v.id "
+    "WHERE a.server_id = :server_id AND a.label = :label"
+)
 _SQL_INSPECTIONS = (
     "SELECT i.at AS at, i.ok AS ok, i.error AS error, i.duration_s AS duration_s, v.label AS label "
     "FROM inspections i LEFT JOIN versions v ON i.version_id = v.id "
@@ -202,6 +207,9 @@ class StoreReads(Database):
         for record in versions if version is not None else versions[-1:]:
             if version in (None, record.label, record.digest):
                 return record.digest
+        aliased = self._query(_SQL_ALIAS, server_id=self._server_id(server), label=version)
+        if aliased:
+            return str(aliased[0]["digest"])
         labels = ", ".join(r.label for r in versions[-10:])
         raise NotFoundError(f"{server}@{version} is not in the registry; known versions: {labels}")
 

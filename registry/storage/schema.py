@@ -32,6 +32,7 @@ class Tables:
     registry_syncs: Table
     scores: Table
     schema_migrations: Table
+    version_aliases: Table
 
 
 @cache
@@ -145,6 +146,18 @@ def tables() -> Tables:
         sa.Column("scored_at", sa.String(32), nullable=False),
         sa.UniqueConstraint("version_id", "scorer", name="uq_scores_version_scorer"),
     )
+    # Another label for a stored version: an explicit --version-label given to a snapshot whose
+    # digest is already stored. Labels and aliases are one namespace per server.
+    version_aliases = sa.Table(
+        "version_aliases",
+        metadata,
+        sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+        sa.Column("server_id", sa.Integer, sa.ForeignKey("servers.id", ondelete="CASCADE"), nullable=False),
+        sa.Column("version_id", sa.Integer, sa.ForeignKey("versions.id", ondelete="CASCADE"), nullable=False),
+        sa.Column("label", sa.String(256), nullable=False),
+        sa.Column("recorded_at", sa.String(32), nullable=False),
+        sa.UniqueConstraint("server_id", "label", name="uq_version_aliases_server_label"),
+    )
     # One row per data migration run on this database (see ``migrate``), so each runs once.
     schema_migrations = sa.Table(
         "schema_migrations",
@@ -163,6 +176,7 @@ def tables() -> Tables:
         registry_syncs=registry_syncs,
         scores=scores,
         schema_migrations=schema_migrations,
+        version_aliases=version_aliases,
     )
 
 

@@ -36,13 +36,14 @@ def score_and_store(
         return StoredScore(None, note)
     scorecard = score_snapshot(snapshot)
     roll_up = scorecard["server_score"]
+    overall = roll_up["overall"]  # None for a server with no tools: nothing to score
     store.save_score(
         server,
         digest,
         scorer_key(),
         scorecard=scorecard,
         tier=roll_up["tier"],
-        overall=float(roll_up["overall"]),
+        overall=None if overall is None else float(overall),
     )
     return StoredScore(scorecard, None)
 
@@ -63,6 +64,15 @@ def _score_recorded(url: str, server: str, digest: str, limits: Limits) -> None:
         score_and_store(store, server, digest, store.snapshot(server, digest), limits)
 
 
+def _ignore_interrupts() -> None:
+    """In the scoring child: Ctrl-C in a terminal reaches the whole process group, and stopping is
+    the service's to do (it kills the child), so the child neither dies on it with a traceback nor
+    leaves the queues' semaphores to be reported as leaked."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 class ScoringProcess:
     """A child process that scores recorded versions and stores their scorecards, one at a time.
 
@@ -78,7 +88,7 @@ class ScoringProcess:
         if self._pool is None:
             context = multiprocessing.get_context("forkserver")
             context.set_forkserver_preload(["registry.storage.scores", "registry.storage.store", "scoring"])
-            self._pool = ProcessPoolExecutor(1, mp_context=context)
+            self._pool = ProcessPoolExecutor(1, mp_context=context, initializer=_ignore_interrupts)
         return self._pool.submit(_score_recorded, url, server, digest, limits)
 
     def kill(self) -> None:

@@ -210,6 +210,7 @@ class StoreWrites(Database):
         ).first()
         if row is not None:
             conn.execute(versions.update().where(v.id == row.id).values(last_seen=now))
+            self._alias(conn, server_id, int(row.id), row.label, snapshot.get("versionLabel"), now)
             return int(row.id), row.label, False
         label = server_version(snapshot)
         taken = conn.execute(sa.select(v.id).where(v.server_id == server_id, v.label == label)).first()
@@ -232,6 +233,28 @@ class StoreWrites(Database):
             )
         )
         return version_id, label, True
+
+    def _alias(
+        self, conn: Connection, server_id: int, version_id: int, label: str, alias: Any, now: str
+    ) -> None:
+        """Record the caller's explicit label of an unchanged version as its alias, unless the label
+        already names a version (or an alias) of this server."""
+        import sqlalchemy as sa
+
+        if not isinstance(alias, str) or not alias or alias == label:
+            return
+        t = tables()
+        v, a = t.versions.c, t.version_aliases.c
+        if conn.execute(sa.select(v.id).where(v.server_id == server_id, v.label == alias)).first():
+            return
+        if conn.execute(sa.select(a.id).where(a.server_id == server_id, a.label == alias)).first():
+            return
+        _check_widths(t.version_aliases, {"label": alias})
+        conn.execute(
+            t.version_aliases.insert().values(
+                server_id=server_id, version_id=version_id, label=alias, recorded_at=now
+            )
+        )
 
     def save_profile(self, server: str, version: str, profile: dict[str, Any]) -> None:
         """Store (or replace) the memory profile of one recorded version."""

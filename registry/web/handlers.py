@@ -33,6 +33,8 @@ from registry.web.plumbing import READ_CACHE, VERSION_CACHE, cached, db, json_by
 from registry.web.scorecards import Scores
 from registry.web.summaries import ScoreBrief, Summaries
 from registry.web.validation import (
+    MAX_PAGE,
+    MAX_QUERY,
     check_limits,
     check_server_name,
     check_snapshot,
@@ -56,11 +58,12 @@ def _summary_dict(summary: ServerSummary) -> dict[str, Any]:
 
 
 async def list_servers(request: Request) -> Response:
-    page = int_param(request, "page", 1, 1, 1_000_000)
+    page = int_param(request, "page", 1, 1, MAX_PAGE)
     per_page = int_param(request, "per_page", 50, 1, 200)
-    query = request.query_params.get("q", "").strip().lower()
-    if len(query) > 200:
-        raise ApiError(400, "invalid_parameter", "query parameter 'q' is at most 200 characters")
+    raw_query = request.query_params.get("q", "")
+    query = raw_query.strip().lower()
+    if len(raw_query) > MAX_QUERY:
+        raise ApiError(400, "invalid_parameter", f"query parameter 'q' is at most {MAX_QUERY} characters")
     tiers = tiers_param(request)
     cache: Summaries = request.app.state.summaries
     summaries = await cache.get(request.app.state.store)

@@ -29,7 +29,15 @@ from registry.web.handlers import (
     submit_inspection,
 )
 from registry.web.plumbing import cached, json_bytes
-from registry.web.validation import FAIL_ON, SUBMISSION_SCHEMA, TIER_LETTERS
+from registry.web.validation import (
+    FAIL_ON,
+    LABEL_SCHEMA,
+    MAX_PAGE,
+    MAX_QUERY,
+    SUBMISSION_SCHEMA,
+    TIER_LETTERS,
+    TIER_SCHEMA,
+)
 
 ERROR_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -82,13 +90,24 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "List servers by name, paginated; filter by name or tier.",
         list_servers,
         (
-            Param("q", "query", "Case-insensitive substring of the name or title."),
+            Param(
+                "q",
+                "query",
+                "Case-insensitive substring of the name or title.",
+                {"type": "string", "maxLength": MAX_QUERY},
+            ),
             Param(
                 "tier",
                 "query",
-                f"Comma-separated tiers ({','.join(TIER_LETTERS)}) of the latest version's score.",
+                f"Comma-separated tiers ({','.join(TIER_LETTERS)}, either case) of the latest score.",
+                TIER_SCHEMA,
             ),
-            Param("page", "query", "Page number, from 1.", {"type": "integer", "minimum": 1}),
+            Param(
+                "page",
+                "query",
+                "Page number, from 1.",
+                {"type": "integer", "minimum": 1, "maximum": MAX_PAGE},
+            ),
             Param(
                 "per_page", "query", "Servers per page.", {"type": "integer", "minimum": 1, "maximum": 200}
             ),
@@ -198,6 +217,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
             200: "The changes and the verdict",
             400: "Malformed JSON",
             413: "Body over the size limit",
+            415: "Body is not JSON",
             422: "The snapshot does not validate (a non-finite number, a lone surrogate or nesting past "
             f"{MAX_JSON_DEPTH} levels included) or goes past a limit (GET /api/limits)",
             **_NOT_FOUND,
@@ -242,6 +262,44 @@ ENDPOINTS: tuple[Endpoint, ...] = (
 def route_path(endpoint: Endpoint) -> str:
     # Names may hold '/', so the name is a path parameter; routes with a suffix come before the bare one.
     return endpoint.path.replace("{name}", "{name:path}")
+
+
+_LABEL = LABEL_SCHEMA
+# The version a snapshot is recorded under: its versionLabel when one is given, else server.version.
+_LABEL_RULE: dict[str, Any] = {
+    "anyOf": [
+        {"properties": {"versionLabel": _LABEL}, "required": ["versionLabel"]},
+        {
+            "properties": {
+                "versionLabel": {"enum": [None, ""]},
+                "server": {"properties": {"version": {"anyOf": [{"type": "null"}, {"const": ""}, _LABEL]}}},
+            }
+        },
+    ]
+}
+
+
+def _submission() -> dict[str, Any]:
+    """The body of a submission: a bare snapshot, an inspection that worked (its snapshot, no error) or
+    one that failed (its error, no snapshot)."""
+    fields = json.loads(json.dumps(SUBMISSION_SCHEMA))
+    ok = json.loads(json.dumps(fields))
+    ok["properties"]["ok"] = {"const": True}
+    ok["properties"]["snapshot"] = {"$ref": "#/components/schemas/Snapshot"}
+    ok["properties"]["error"] = {"anyOf": [{"type": "null"}, {"const": ""}]}
+    ok["required"] = ["ok", "snapshot"]
+    failed = json.loads(json.dumps(fields))
+    failed["properties"]["ok"] = {"const": False}
+    failed["properties"]["snapshot"] = {"type": "null"}
+    # The error becomes database text, which cannot hold NUL (refuse_nul).
+    failed["properties"]["error"] = {
+        **fields["properties"]["error"],
+        "type": "string",
+        "minLength": 1,
+        "not": {"pattern": "\\x00"},
+    }
+    failed["required"] = ["ok", "error"]
+    return {"oneOf": [{"$ref": "#/components/schemas/Snapshot"}, ok, failed]}
 
 
 @cache
@@ -290,11 +348,8 @@ def openapi_document() -> dict[str, Any]:
         if endpoint.auth:
             operation["security"] = [{"bearer": []}]
         paths.setdefault(endpoint.path, {})[endpoint.method.lower()] = operation
-    submission = json.loads(json.dumps(SUBMISSION_SCHEMA))
-    submission["properties"]["snapshot"] = {
-        "oneOf": [{"$ref": "#/components/schemas/Snapshot"}, {"type": "null"}]
-    }
     snapshot = {k: v for k, v in snapshot_schema().items() if k not in ("$schema", "$id")}
+    snapshot["allOf"] = [*snapshot.get("allOf", []), _LABEL_RULE]
     return {
         "openapi": "3.1.0",
         "info": {
@@ -304,7 +359,7 @@ def openapi_document() -> dict[str, Any]:
         },
         "paths": paths,
         "components": {
-            "schemas": {"Snapshot": snapshot, "Submission": submission, "Error": ERROR_SCHEMA},
+            "schemas": {"Snapshot": snapshot, "Submission": _submission(), "Error": ERROR_SCHEMA},
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
         },
     }

@@ -4,6 +4,7 @@ path and query parameters, each refused with an ``ApiError`` that says what to s
 from __future__ import annotations
 
 import json
+import re
 from functools import cache
 from typing import Any
 
@@ -20,8 +21,38 @@ from registry.web.errors import ApiError
 from scoring.arithmetic import TIERS
 
 _MAX_LABEL = 128
+# A version label the service records: 1 to 128 characters, none of them a control (C0, DEL, C1), an
+# invisible format character (soft hyphen, zero-width and bidirectional controls, word joiners, BOM),
+# a space other than U+0020, a line or paragraph separator (a lone surrogate is refused in any text,
+# before this). One set of characters,
+# refused here and published in the OpenAPI document (as a pattern with no anchors, which every regular
+# expression engine reads alike), so the two cannot disagree.
+_UNPRINTABLE = (
+    "[\\x00-\\x1f\\x7f-\\xa0\\xad\\u061c\\u1680\\u180e\\u2000-\\u200f\\u2028-\\u202f"
+    "\\u205f-\\u2064\\u2066-\\u206f\\u3000\\ufeff\\ufff9-\\ufffb]"
+)
+LABEL_SCHEMA: dict[str, Any] = {
+    "type": "string",
+    "minLength": 1,
+    "maxLength": _MAX_LABEL,
+    "not": {"pattern": _UNPRINTABLE},
+}
+_LABEL_UNPRINTABLE = re.compile(_UNPRINTABLE)
 # The letters a server list may be filtered by: the scorer's tiers, best first, then F below them all.
 TIER_LETTERS: tuple[str, ...] = (*(letter for letter, _ in TIERS), "F")
+# The tier filter: comma-separated letters of TIER_LETTERS, either case, spaces around each, empty
+# items ignored. Published as what it may not hold (a character besides those, two letters in one item).
+_TIER_CLASS = "[" + "".join(letter + letter.lower() for letter in TIER_LETTERS) + "]"
+TIER_SCHEMA: dict[str, Any] = {
+    "type": "string",
+    "allOf": [
+        {"not": {"pattern": "[^ ," + _TIER_CLASS[1:]}},
+        {"not": {"pattern": f"{_TIER_CLASS} *{_TIER_CLASS}"}},
+    ],
+}
+_TIERS = re.compile(f" *{_TIER_CLASS}? *(, *{_TIER_CLASS}? *)*")
+MAX_PAGE = 1_000_000
+MAX_QUERY = 200
 # The change levels a compatibility check may fail on, most severe first.
 FAIL_ON: tuple[str, ...] = tuple(reversed(LEVELS))
 
@@ -103,7 +134,7 @@ def check_snapshot(document: Any) -> dict[str, Any]:
     for key, value in (snapshot.get("server") or {}).items():
         refuse_nul(value, f"snapshot field server/{key}", "invalid_snapshot")
     label = server_version(snapshot)
-    if len(label) > _MAX_LABEL or not label.isprintable():
+    if not 1 <= len(label) <= _MAX_LABEL or _LABEL_UNPRINTABLE.search(label):
         raise ApiError(
             422,
             "invalid_snapshot",
@@ -154,8 +185,9 @@ def int_param(request: Request, name: str, default: int, low: int, high: int) ->
 
 def tiers_param(request: Request) -> set[str]:
     """The upper-cased letters of the comma-separated ``tier`` query parameter; empty when absent."""
-    tiers = {t.strip().upper() for t in request.query_params.get("tier", "").split(",") if t.strip()}
-    if not tiers <= set(TIER_LETTERS):
+    raw = request.query_params.get("tier", "")
+    tiers = {t.strip(" ").upper() for t in raw.split(",") if t.strip(" ")}
+    if not _TIERS.fullmatch(raw) or not tiers <= set(TIER_LETTERS):
         raise ApiError(
             400, "invalid_parameter", f"query parameter 'tier' takes letters from {', '.join(TIER_LETTERS)}"
         )

@@ -1,4 +1,5 @@
-"""Fixtures of the registry tests: a live ``mcpdex memory --http`` server."""
+"""Fixtures of the registry tests: a live ``mcpdex memory --http`` server, and the hostile server the
+sandbox is tried against."""
 
 from __future__ import annotations
 
@@ -7,9 +8,34 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
+
+from tests.conftest import require
+
+SERVERS = Path(__file__).parent / "servers"
+HOSTILE = [sys.executable, str(SERVERS / "hostile.py")]
+
+
+def hostile_report(snapshot: dict) -> dict[str, str]:
+    """What the hostile server's attempts came to, from its one tool's description."""
+    (tool,) = snapshot["tools"]
+    return dict(part.split(": ", 1) for part in tool["description"].split(" | "))
+
+
+@pytest.fixture
+def bubblewrap() -> None:
+    """Skips (fails in CI) where no sandbox can be made."""
+    from registry.inspecting import sandbox
+
+    reason = sandbox.unavailable_reason()
+    require(
+        reason is None,
+        f"no sandbox can be made here: {reason}",
+        "CI must install bubblewrap: see scripts/test",
+    )
 
 
 def free_port() -> int:

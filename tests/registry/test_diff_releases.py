@@ -7,11 +7,16 @@ servers sent them.
 
 - notion 1.9.1 → 2.5.2 wraps sub-schemas as ``anyOf: [old, {"type": "string"}]`` (and
   ``children[]``/``properties`` as ``anyOf`` with an open object): widenings, reported as the
-  alternatives added. Three real breaks remain: ``filter.value`` became an enum (``"database"`` is
+  alternatives added (pointed at as sent: ``children[]`` lists its object alternative third, after
+  two identical strings; ``properties``' object alternative carries the description the old
+  schema lacked). Three real breaks remain: ``filter.value`` became an enum (``"database"`` is
   rejected now), and ``parent`` became ``oneOf`` [page, data source, workspace] whose alternatives
   overlap the old page parent (a call with both ``page_id`` and ``database_id``, or with ``page_id``
   and ``type: "workspace"``, matches two alternatives and fails oneOf).
-- sequential-thinking 0.6.2 → 2026.8.31: zod 4's ±(2**53-1) integer bounds are stamps, not bounds.
+- sequential-thinking 0.6.2 → 2026.8.31: zod 4's ±(2**53-1) integer bounds are stamps, not bounds,
+  and the draft-07 ``$schema`` the old release stamped is normalised away.
+- memory 0.6.2 → 2026.8.31 adds a title, hints and an output schema to each of its nine tools: no
+  call or result breaks, and a title where there was none is info, so the release gates on nothing.
 - github 0.6.2 → 2025.4.8 and playwright 0.0.20 → 0.0.83: the old versions sent empty input
   schemas (``{"$schema": …}`` only), so each kept tool gets one ``input-schema-declared``.
 """
@@ -41,54 +46,101 @@ SERVERS = {  # name → (npm package, environment it needs to list its tools: du
     "github": ("@modelcontextprotocol/server-github", {"GITHUB_PERSONAL_ACCESS_TOKEN": "ghp_dummy"}),
     "puppeteer": ("@modelcontextprotocol/server-puppeteer", {}),
     "sequential-thinking": ("@modelcontextprotocol/server-sequential-thinking", {}),
+    "memory": ("@modelcontextprotocol/server-memory", {}),
 }
 
 EXPECTED = {
+    ("memory", "0.6.2", "2026.8.31"): """
+    info resource-added - /resources/memory:~1~1knowledge-graph
+    info tool-title-added add_observations /title
+    info tool-became-non-destructive add_observations /destructiveHint
+    info tool-became-closed-world add_observations /openWorldHint
+    info output-schema-added add_observations -
+    info tool-title-added create_entities /title
+    info tool-became-non-destructive create_entities /destructiveHint
+    info tool-became-closed-world create_entities /openWorldHint
+    info output-schema-added create_entities -
+    info tool-title-added create_relations /title
+    info tool-became-non-destructive create_relations /destructiveHint
+    info tool-became-closed-world create_relations /openWorldHint
+    info output-schema-added create_relations -
+    info tool-title-added delete_entities /title
+    info tool-became-idempotent delete_entities /idempotentHint
+    info tool-became-closed-world delete_entities /openWorldHint
+    info output-schema-added delete_entities -
+    info tool-title-added delete_observations /title
+    info tool-became-idempotent delete_observations /idempotentHint
+    info tool-became-closed-world delete_observations /openWorldHint
+    info output-schema-added delete_observations -
+    info tool-title-added delete_relations /title
+    info tool-became-idempotent delete_relations /idempotentHint
+    info tool-became-closed-world delete_relations /openWorldHint
+    info output-schema-added delete_relations -
+    info tool-title-added open_nodes /title
+    info tool-became-non-destructive open_nodes /destructiveHint
+    info tool-became-idempotent open_nodes /idempotentHint
+    info tool-became-closed-world open_nodes /openWorldHint
+    info tool-became-read-only open_nodes /readOnlyHint
+    info output-schema-added open_nodes -
+    info tool-title-added read_graph /title
+    info tool-became-non-destructive read_graph /destructiveHint
+    info tool-became-idempotent read_graph /idempotentHint
+    info tool-became-closed-world read_graph /openWorldHint
+    info tool-became-read-only read_graph /readOnlyHint
+    info output-schema-added read_graph -
+    info tool-title-added search_nodes /title
+    info tool-became-non-destructive search_nodes /destructiveHint
+    info tool-became-idempotent search_nodes /idempotentHint
+    info tool-became-closed-world search_nodes /openWorldHint
+    info tool-became-read-only search_nodes /readOnlyHint
+    info output-schema-added search_nodes -
+    """,
     ("notion", "1.9.1", "2.5.2"): """
-    warning tool-title-changed API-create-a-comment /annotations/title
+    info tool-title-added API-create-a-comment /annotations/title
     warning tool-description-changed API-create-a-comment /description
     info input-any-of-branch-added API-create-a-comment /properties/parent/anyOf/1
     info input-any-of-branch-added API-create-a-comment /properties/rich_text/items/anyOf/1
     info input-any-of-branch-added API-create-a-comment /properties/rich_text/items/anyOf/2
     info tool-added API-create-a-data-source -
     breaking tool-removed API-create-a-database -
-    warning tool-title-changed API-delete-a-block /annotations/title
+    info tool-title-added API-delete-a-block /annotations/title
     warning tool-description-changed API-delete-a-block /description
-    warning tool-title-changed API-get-block-children /annotations/title
+    info tool-title-added API-get-block-children /annotations/title
     warning tool-description-changed API-get-block-children /description
     info tool-became-read-only API-get-block-children /readOnlyHint
-    warning tool-title-changed API-get-self /annotations/title
+    info tool-title-added API-get-self /annotations/title
     warning tool-description-changed API-get-self /description
     info tool-became-read-only API-get-self /readOnlyHint
-    warning tool-title-changed API-get-user /annotations/title
+    info tool-title-added API-get-user /annotations/title
     warning tool-description-changed API-get-user /description
     info tool-became-read-only API-get-user /readOnlyHint
-    warning tool-title-changed API-get-users /annotations/title
+    info tool-title-added API-get-users /annotations/title
     warning tool-description-changed API-get-users /description
     info tool-became-read-only API-get-users /readOnlyHint
     info tool-added API-list-data-source-templates -
     info tool-added API-move-page -
-    warning tool-title-changed API-patch-block-children /annotations/title
+    info tool-title-added API-patch-block-children /annotations/title
     warning tool-description-changed API-patch-block-children /description
     info input-any-of-branch-added API-patch-block-children /properties/children/items/anyOf/0
     info input-any-of-branch-added API-patch-block-children /properties/children/items/anyOf/1
     info input-any-of-branch-added API-patch-block-children /properties/children/items/anyOf/2
-    warning tool-title-changed API-patch-page /annotations/title
+    info tool-title-added API-patch-page /annotations/title
     warning tool-description-changed API-patch-page /description
     info input-any-of-branch-added API-patch-page /properties/cover/anyOf/1
     info input-any-of-branch-added API-patch-page /properties/icon/anyOf/1
     info input-any-of-branch-added API-patch-page /properties/properties/anyOf/0
     info input-any-of-branch-added API-patch-page /properties/properties/anyOf/1
     breaking tool-removed API-post-database-query -
-    warning tool-title-changed API-post-page /annotations/title
+    info tool-title-added API-post-page /annotations/title
     warning tool-description-changed API-post-page /description
-    info input-any-of-branch-added API-post-page /properties/children/items/anyOf/0
+    info input-any-of-branch-added API-post-page /properties/children/items/anyOf/2
     breaking input-one-of-branch-overlaps API-post-page /properties/parent/anyOf/0/oneOf/0
     breaking input-one-of-branch-overlaps API-post-page /properties/parent/anyOf/0/oneOf/2
     info input-any-of-branch-added API-post-page /properties/parent/anyOf/1
     info input-any-of-branch-added API-post-page /properties/properties/anyOf/0
+    info input-description-changed API-post-page /properties/properties/anyOf/0/description
     info input-any-of-branch-added API-post-page /properties/properties/anyOf/1
-    warning tool-title-changed API-post-search /annotations/title
+    info tool-title-added API-post-search /annotations/title
     warning tool-description-changed API-post-search /description
     info input-description-changed API-post-search /properties/filter/anyOf/0/description
     info input-description-changed API-post-search /properties/filter/anyOf/0/properties/property/description
@@ -97,25 +149,25 @@ EXPECTED = {
     info input-any-of-branch-added API-post-search /properties/filter/anyOf/1
     info input-any-of-branch-added API-post-search /properties/sort/anyOf/1
     info tool-added API-query-data-source -
-    warning tool-title-changed API-retrieve-a-block /annotations/title
+    info tool-title-added API-retrieve-a-block /annotations/title
     warning tool-description-changed API-retrieve-a-block /description
     info tool-became-read-only API-retrieve-a-block /readOnlyHint
-    warning tool-title-changed API-retrieve-a-comment /annotations/title
+    info tool-title-added API-retrieve-a-comment /annotations/title
     warning tool-description-changed API-retrieve-a-comment /description
     info tool-became-read-only API-retrieve-a-comment /readOnlyHint
     info tool-added API-retrieve-a-data-source -
-    warning tool-title-changed API-retrieve-a-database /annotations/title
+    info tool-title-added API-retrieve-a-database /annotations/title
     warning tool-description-changed API-retrieve-a-database /description
     info tool-became-read-only API-retrieve-a-database /readOnlyHint
     info input-description-changed API-retrieve-a-database /properties/database_id/description
-    warning tool-title-changed API-retrieve-a-page /annotations/title
+    info tool-title-added API-retrieve-a-page /annotations/title
     warning tool-description-changed API-retrieve-a-page /description
     info tool-became-read-only API-retrieve-a-page /readOnlyHint
-    warning tool-title-changed API-retrieve-a-page-property /annotations/title
+    info tool-title-added API-retrieve-a-page-property /annotations/title
     warning tool-description-changed API-retrieve-a-page-property /description
     info tool-became-read-only API-retrieve-a-page-property /readOnlyHint
     info tool-added API-retrieve-page-markdown -
-    warning tool-title-changed API-update-a-block /annotations/title
+    info tool-title-added API-update-a-block /annotations/title
     warning tool-description-changed API-update-a-block /description
     info input-any-of-branch-added API-update-a-block /properties/type/anyOf/1
     info tool-added API-update-a-data-source -
@@ -124,12 +176,11 @@ EXPECTED = {
     """,
     ("sequential-thinking", "0.6.2", "2026.8.31"): """
     warning tool-description-changed sequentialthinking /description
-    warning tool-title-changed sequentialthinking /title
+    info tool-title-added sequentialthinking /title
     info tool-became-non-destructive sequentialthinking /destructiveHint
     info tool-became-idempotent sequentialthinking /idempotentHint
     info tool-became-closed-world sequentialthinking /openWorldHint
     info tool-became-read-only sequentialthinking /readOnlyHint
-    info input-dialect-changed sequentialthinking /$schema
     info input-type-widened sequentialthinking /properties/isRevision/type
     info input-type-widened sequentialthinking /properties/needsMoreThoughts/type
     info input-type-widened sequentialthinking /properties/nextThoughtNeeded/type
@@ -148,7 +199,7 @@ EXPECTED = {
     breaking tool-removed get-library-docs -
     info tool-added query-docs -
     warning tool-description-changed resolve-library-id /description
-    warning tool-title-changed resolve-library-id /title
+    info tool-title-added resolve-library-id /title
     info tool-became-read-only resolve-library-id /readOnlyHint
     breaking input-required-property-added resolve-library-id /properties/query
     """,
@@ -169,63 +220,63 @@ EXPECTED = {
     info input-description-changed resolve-library-id /properties/query/description
     """,
     ("playwright", "0.0.20", "0.0.83"): """
-    warning tool-title-changed browser_click /annotations/title
+    info tool-title-added browser_click /annotations/title
     warning input-schema-declared browser_click -
     info input-dialect-changed browser_click /$schema
-    warning tool-title-changed browser_close /annotations/title
+    info tool-title-added browser_close /annotations/title
     warning input-schema-declared browser_close -
     info input-dialect-changed browser_close /$schema
-    warning tool-title-changed browser_console_messages /annotations/title
+    info tool-title-added browser_console_messages /annotations/title
     info tool-became-non-destructive browser_console_messages /destructiveHint
     info tool-became-read-only browser_console_messages /readOnlyHint
     warning input-schema-declared browser_console_messages -
     info input-dialect-changed browser_console_messages /$schema
-    warning tool-title-changed browser_drag /annotations/title
+    info tool-title-added browser_drag /annotations/title
     warning input-schema-declared browser_drag -
     info input-dialect-changed browser_drag /$schema
     info tool-added browser_drop -
     info tool-added browser_emulate_media -
     info tool-added browser_evaluate -
-    warning tool-title-changed browser_file_upload /annotations/title
+    info tool-title-added browser_file_upload /annotations/title
     warning input-schema-declared browser_file_upload -
     info input-dialect-changed browser_file_upload /$schema
     info tool-added browser_fill_form -
     info tool-added browser_find -
     breaking tool-removed browser_generate_playwright_test -
-    warning tool-title-changed browser_handle_dialog /annotations/title
+    info tool-title-added browser_handle_dialog /annotations/title
     warning input-schema-declared browser_handle_dialog -
     info input-dialect-changed browser_handle_dialog /$schema
-    warning tool-title-changed browser_hover /annotations/title
+    info tool-title-added browser_hover /annotations/title
     warning input-schema-declared browser_hover -
     info input-dialect-changed browser_hover /$schema
     breaking tool-removed browser_install -
-    warning tool-title-changed browser_navigate /annotations/title
+    info tool-title-added browser_navigate /annotations/title
     warning input-schema-declared browser_navigate -
     info input-dialect-changed browser_navigate /$schema
-    warning tool-title-changed browser_navigate_back /annotations/title
+    info tool-title-added browser_navigate_back /annotations/title
     warning tool-description-changed browser_navigate_back /description
     warning input-schema-declared browser_navigate_back -
     info input-dialect-changed browser_navigate_back /$schema
     breaking tool-removed browser_navigate_forward -
     info tool-added browser_network_request -
-    warning tool-title-changed browser_network_requests /annotations/title
+    info tool-title-added browser_network_requests /annotations/title
     warning tool-description-changed browser_network_requests /description
     info tool-became-non-destructive browser_network_requests /destructiveHint
     info tool-became-read-only browser_network_requests /readOnlyHint
     warning input-schema-declared browser_network_requests -
     info input-dialect-changed browser_network_requests /$schema
     breaking tool-removed browser_pdf_save -
-    warning tool-title-changed browser_press_key /annotations/title
+    info tool-title-added browser_press_key /annotations/title
     warning input-schema-declared browser_press_key -
     info input-dialect-changed browser_press_key /$schema
-    warning tool-title-changed browser_resize /annotations/title
+    info tool-title-added browser_resize /annotations/title
     warning input-schema-declared browser_resize -
     info input-dialect-changed browser_resize /$schema
     info tool-added browser_run_code_unsafe -
-    warning tool-title-changed browser_select_option /annotations/title
+    info tool-title-added browser_select_option /annotations/title
     warning input-schema-declared browser_select_option -
     info input-dialect-changed browser_select_option /$schema
-    warning tool-title-changed browser_snapshot /annotations/title
+    info tool-title-added browser_snapshot /annotations/title
     info tool-became-non-destructive browser_snapshot /destructiveHint
     info tool-became-read-only browser_snapshot /readOnlyHint
     warning input-schema-declared browser_snapshot -
@@ -235,12 +286,12 @@ EXPECTED = {
     breaking tool-removed browser_tab_new -
     breaking tool-removed browser_tab_select -
     info tool-added browser_tabs -
-    warning tool-title-changed browser_take_screenshot /annotations/title
+    info tool-title-added browser_take_screenshot /annotations/title
     info tool-became-non-destructive browser_take_screenshot /destructiveHint
     info tool-became-read-only browser_take_screenshot /readOnlyHint
     warning input-schema-declared browser_take_screenshot -
     info input-dialect-changed browser_take_screenshot /$schema
-    warning tool-title-changed browser_type /annotations/title
+    info tool-title-added browser_type /annotations/title
     warning input-schema-declared browser_type -
     info input-dialect-changed browser_type /$schema
     breaking tool-removed browser_wait -

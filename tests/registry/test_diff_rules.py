@@ -9,7 +9,7 @@ import pytest
 from jsonschema.validators import validator_for
 
 from registry.diffing.diff import diff_snapshots
-from registry.diffing.rules import AREAS, LEVELS, RULES, example_snapshots, rules_markdown
+from registry.diffing.rules import AREAS, LEVELS, LINT, RULES, example_snapshots, rules_markdown
 from registry.gating.policy import evaluate
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
@@ -18,7 +18,10 @@ DOCS = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
 def test_rule_ids_are_unique_and_rows_are_well_formed() -> None:
     assert len({r.id for r in RULES}) == len(RULES)
     for r in RULES:
-        assert r.level in LEVELS and r.area in AREAS and r.direction in ("request", "response", "none")
+        assert (
+            r.level in (*LEVELS, LINT) and r.area in AREAS and r.direction in ("request", "response", "none")
+        )
+        assert (r.level == LINT) == r.id.endswith("-poisoning"), r.id  # lints are the poisoning rules
         assert r.explanation.endswith(".") and r.message
 
 
@@ -30,6 +33,7 @@ def test_schema_rules_come_in_input_and_output_twins() -> None:
         "input-property-removed-from-closed-object",
         "input-schema-declared",
         "input-one-of-branch-overlaps",  # any output alternative added is output-one-of-branch-added
+        "input-required-default-changed",  # a result's default is documentation, info either way
     }
     ids = {r.id for r in RULES}
     for r in RULES:

@@ -342,11 +342,11 @@ def test_a_title_is_judged_alike_in_annotations_and_at_the_top() -> None:
     old = make_snapshot(base, name="s")
     top = diff_snapshots(old, make_snapshot({**base, "title": "Search"}, name="s"))
     annotated = diff_snapshots(old, make_snapshot({**base, "annotations": {"title": "Search"}}, name="s"))
-    assert rules(top) == rules(annotated) == [("tool-title-changed", "warning")]
+    assert rules(top) == rules(annotated) == [("tool-title-added", "info")]
     assert annotated[0]["path"] == "/annotations/title"
     poisoned = {**base, "annotations": {"title": "Search <IMPORTANT>"}}
     poisoned_title = diff_snapshots(old, make_snapshot(poisoned, name="s"))
-    assert rules(poisoned_title) == [("tool-title-poisoning", "breaking")]
+    assert rules(poisoned_title) == [("tool-title-poisoning", "lint")]
 
 
 def test_values_are_shown_as_each_server_sent_them() -> None:

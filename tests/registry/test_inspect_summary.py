@@ -191,3 +191,30 @@ def test_a_service_registry_that_never_answers_holds_the_summary_up_for_seconds_
     assert "timed out" in warning and warning.endswith("; not showing what changed")
     assert "To improve" in result.stdout
     assert elapsed < 25, elapsed
+
+
+def test_an_older_release_saved_after_a_newer_one_is_summarised_in_release_order(tmp_path):
+    data = tmp_path / "data"
+    inspect("--save", "--version-label", "2.0.0", *LIMIT_REQUIRED, data_dir=data)
+    older = inspect("--save", "--version-label", "1.0.0", data_dir=data)
+    assert "since notes@2.0.0" not in older.stdout
+    heading = next(line for line in older.stdout.splitlines() if line.startswith("from this release"))
+    assert heading.startswith("from this release to the later notes@2.0.0 (last seen ")
+    # 1.0.0 → 2.0.0, as released: `limit` became required (not "optional" since a newer release)
+    changes = lines_after(older.stdout, "from this release")
+    assert changes[0].startswith("BREAKING  search_notes: input property `limit` is now required")
+    assert "`mcpdex diff notes@1.0.0 notes@2.0.0` lists every change in full" in older.stdout
+
+
+def test_a_version_label_given_to_an_unchanged_digest_names_the_stored_version(tmp_path):
+    data = tmp_path / "data"
+    inspect("--save", data_dir=data)
+    again = inspect("--save", "--version-label", "2025.4.25", data_dir=data)
+    assert "saved notes@0.0.1 (unchanged; 2025.4.25 names it too" in again.stderr.splitlines()[0]
+    shown = mcpdex("show", "notes@2025.4.25", data_dir=data)
+    assert shown.returncode == 0, shown.stderr
+    diffed = mcpdex("diff", "notes@0.0.1", "notes@2025.4.25", data_dir=data)
+    assert (
+        diffed.returncode == 0
+        and diffed.stdout.splitlines()[-1] == "0 changes: 0 breaking, 0 warning, 0 info"
+    )

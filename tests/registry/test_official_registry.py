@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import copy
 import json
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -275,15 +278,36 @@ def test_a_source_that_is_not_a_registry_is_a_usage_error(tmp_path):
 # -- crawling the replayed registry for real --------------------------------------------------
 
 
+@pytest.fixture
+def allowed() -> Iterator[Path]:
+    """A folder for the filesystem server that the sandbox's unprivileged user may read (pytest's
+    temporary folders are private to their owner)."""
+    folder = Path(tempfile.mkdtemp(prefix="mcpdex-allowed-"))
+    folder.chmod(0o755)
+    yield folder
+    shutil.rmtree(folder)
+
+
 @pytest.mark.peers
 @pytest.mark.slow
-def test_crawl_of_the_registry_pages_inspects_runnable_entries_and_reports_the_rest(replayed, tmp_path):
+def test_crawl_of_the_registry_pages_inspects_runnable_entries_and_reports_the_rest(
+    replayed, allowed, tmp_path
+):
     registry = f"sqlite:///{tmp_path / 'r.sqlite'}"
-    allowed = tmp_path / "allowed"
-    allowed.mkdir()
-    args = ("--from-registry", replayed.url, "--registry", registry, "--save", "--format", "json")
+    # The packages are fetched (install scripts off), then run offline in the sandbox, where the
+    # filesystem server is given a folder its unprivileged user may read; the remote is on loopback.
+    args = ("--from-registry", replayed.url, "--registry", registry, "--save", "--format", "json",
+            "--allow-private-remotes")  # fmt: skip
     first = outcomes(
-        crawl(*args, "--concurrency", "4", "--timeout", "90", "--env", f"allowed_directory={allowed}")
+        crawl(
+            *args,
+            "--concurrency",
+            "4",
+            "--timeout",
+            "90",
+            "--env",
+            f"io.github.modelcontextprotocol/server-filesystem/allowed_directory={allowed}",
+        )
     )
     by_outcome: dict[str, set[str]] = {}
     for key, entry in first.items():
@@ -307,6 +331,14 @@ def test_crawl_of_the_registry_pages_inspects_runnable_entries_and_reports_the_r
 
     with open_store(registry) as store:
         assert [v.label for v in store.versions(f"{sample}time")] == ["2026.10.19"]
+        # Fetched with install scripts off, then run offline in the sandbox; the target is its command.
+        source = store.versions(f"{sample}memory")[0].snapshot["source"]
+        assert source["fetched"] == {
+            "registryType": "npm", "package": "@modelcontextprotocol/server-memory@2026.8.31",
+            "installScripts": "off",
+        }  # fmt: skip
+        assert source["target"] == "npx -y @modelcontextprotocol/server-memory@2026.8.31"
+        assert source["sandbox"]["network"] == "none" and "<package>" in source["sandbox"]["read"]
         assert store.versions("io.github.test/memory-remote")[0].snapshot["source"]["transport"] == (
             "streamable-http"
         )
@@ -368,13 +400,25 @@ def test_secrets_header_and_force_on_a_remote_entry(memory_http, tmp_path):
                      "headers": [{"name": "X-Token", "isRequired": True, "isSecret": True}]}],
     })]}))  # fmt: skip
     registry = f"sqlite:///{tmp_path / 'r.sqlite'}"
-    args = ("--from-registry", str(dump), "--registry", registry, "--format", "json")
+    # The remote is on loopback, which a crawl refuses unless told otherwise.
+    args = (
+        "--from-registry",
+        str(dump),
+        "--registry",
+        registry,
+        "--format",
+        "json",
+        "--allow-private-remotes",
+    )
     key = "io.github.test/memory-remote@1.0.0"
 
     missing = outcomes(crawl(*args, "--save"))[key]
     assert missing["outcome"] == "skipped"
     assert missing["reason"].startswith("required secret X-Token (headers) not supplied")
-    assert outcomes(crawl(*args, "--header", "X-Token: t0k"))[key]["outcome"] == "ok"
+    assert (
+        outcomes(crawl(*args, "--header", "io.github.test/memory-remote/X-Token: t0k"))[key]["outcome"]
+        == "ok"
+    )
     secrets = tmp_path / "secrets.json"
     secrets.write_text(json.dumps({"io.github.test/other": {"X-Token": "no"}}))
     assert outcomes(crawl(*args, "--secrets", str(secrets)))[key]["outcome"] == "skipped"

@@ -174,7 +174,10 @@ async def probe_in_process(server: MCPServer) -> dict:
 
 async def test_each_fault_fails_exactly_its_checks():
     profile = await probe_in_process(faulty_server())
-    outcomes = {row["id"]: row["outcome"] for row in profile["conformance"]["checks"]}
+    # The check table's rows; the memory-operation checks run through the mapped tools too.
+    outcomes = {
+        row["id"]: row["outcome"] for row in profile["conformance"]["checks"] if row["group"] != "memory"
+    }
     expected = set().union(*FAULTS.values())
     assert expected <= set(outcomes)
     assert {check_id for check_id, outcome in outcomes.items() if outcome == "fail"} == expected

@@ -236,8 +236,8 @@ def test_an_unchanged_registry_feed_queues_nothing_and_renders_no_page_again(que
     registry = f"sqlite:///{tmp_path / 'r.sqlite'}"
 
     def enqueue() -> dict:
-        result = _mcpdex("crawl", "--from-registry", str(feed), "--enqueue", "--registry", registry,
-                         "--queue", queue, "--format", "json")  # fmt: skip
+        result = _mcpdex("crawl", "--from-registry", str(feed), "--allow-private-remotes", "--enqueue",
+                         "--registry", registry, "--queue", queue, "--format", "json")  # fmt: skip
         assert result.returncode == 0, result.stderr
         return json.loads(result.stdout)
 

@@ -220,26 +220,33 @@ def test_every_link_points_to_a_rendered_file_or_an_anchor_on_the_page() -> None
 
 
 def test_server_page_shows_overview_tools_schemas_scores_and_changelog() -> None:
-    html = render_site([make_server("memory")])["servers/memory/index.html"].decode()
-    text = visible_text(html)
+    site = render_site([make_server("memory")])
+    text = visible_text(site["servers/memory/index.html"].decode())
     for expected in (
         "2025-11-25",
         "stdio",
         "Notes live in a graph.",
         "Read-only",
+        "Average 4.4/5 across 1 of 1 tools scored.",
+        "Property 'name' became required.",
+        "First observed.",
+    ):
+        assert expected in text, expected
+    assert '"name"' in text  # the after value of the change, as JSON
+    # The server page lists its tools in a table; each tool's page has its schemas and scores.
+    assert 'href="tools/memory_read.html"' in site["servers/memory/index.html"].decode()
+    tool = visible_text(site["servers/memory/tools/memory_read.html"].decode())
+    for expected in (
         "A permalink, an id, or an exact title.",
         "One of: 0, 1, 2, 3",
         "Default: 0",
         "Only notes with this tag.",
         "Question about usage_guidelines?",
         "Because behavior evidence.",
-        "Average 4.4/5 across 1 of 1 tools scored.",
-        "Property 'name' became required.",
-        "First observed.",
         "String without maxLength.",
     ):
-        assert expected in text, expected
-    assert '"name"' in text  # the after value of the change, as JSON
+        assert expected in tool, expected
+        assert expected not in text, expected
 
 
 def test_schema_rows_mark_required_and_indent_nested_properties() -> None:
@@ -563,7 +570,7 @@ def test_the_index_sorts_server_names_case_insensitively() -> None:
 
 def test_a_tool_description_sits_under_a_description_heading() -> None:
     files = render_site([make_server("memory")])
-    for path in ("servers/memory/index.html", "servers/memory/tools/memory_read.html"):
+    for path in ("servers/memory/tools/memory_read.html",):
         page = files[path].decode()
         heading = re.search(r"<h\d>([^<]+)</h\d>\s*<div class=\"prose clip\"><bdi>Read one note by id.", page)
         assert heading and heading.group(1) == "Description", path

@@ -95,7 +95,8 @@ def check_site(site: Path) -> None:
     time_page = text_of(read(site, "servers/time/index.html"))
     assert "v2026.10.19" in time_page and "v2025.9.25" in time_page and "First observed." in time_page
     assert "get_current_time" in time_page and "convert_time" in time_page
-    assert "Purpose" in time_page and "Usage Guidelines" in time_page  # the six dimensions
+    tool_page = text_of(read(site, "servers/time/tools/convert_time.html"))
+    assert "Purpose" in tool_page and "Usage Guidelines" in tool_page  # the six dimensions, per tool
     time_doc = json.loads(read(site, "servers/time/index.json"))
     changes = time_doc["versions"][1]["changes"]
     assert changes, "two releases of mcp-server-time differ"

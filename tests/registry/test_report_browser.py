@@ -236,8 +236,11 @@ def test_the_huge_description_is_shown_in_full_on_its_tool_page(browser, hostile
 def test_a_visitor_filters_the_index_and_opens_a_server_and_a_tool(browser, peer_site) -> None:
     page, problems = open_page(browser, peer_site / "index.html", viewport={"width": 1280, "height": 900})
     assert page.get_by_role("heading", name="MCP servers").is_visible()
-    rows = page.locator("tbody tr")
+    rows = page.locator("tbody#servers tr")
     assert rows.count() == 2
+    # The memory view below lists the one memory server, not yet probed.
+    memory = page.locator("table.memory tbody tr")
+    assert memory.count() == 1 and "not probed" in memory.first.inner_text()
     assert page.locator("figure.chart svg rect").count() == 8
     shot(page, "index")
 
@@ -260,11 +263,12 @@ def test_a_visitor_filters_the_index_and_opens_a_server_and_a_tool(browser, peer
     assert page.get_by_role("heading", name="v2025.9.25").count() == 1
     body = page.inner_text("body")
     assert "First observed." in body and "Before" in body and "After" in body
-    assert "Usage Guidelines" in body and "Input Schema" in body
     shot(page, "server")
 
     page.get_by_role("link", name="convert_time").first.click()
     assert page.get_by_role("heading", name="convert_time", level=1).is_visible()
+    body = page.inner_text("body")
+    assert "Usage Guidelines" in body and "Input Schema" in body
     table = page.get_by_role("table", name="Input schema of convert_time")
     assert table.get_by_role("columnheader").all_inner_texts() == ["Name", "Required", "Type", "Description"]
     assert "Yes" in table.inner_text()
@@ -335,5 +339,145 @@ def test_long_server_names_and_labels_wrap_instead_of_scrolling_the_index(browse
     )
     shot(page, "long-names-index")
     assert sizes["page"] <= 1 and all(extra <= 1 for extra in sizes["table"]), sizes
+    assert problems == []
+    page.close()
+
+
+# Each character's line in the name cell, by the top of its box: where the name wraps.
+_LINE_BREAKS = """(cell) => {
+    const text = cell.querySelector('a');
+    const walker = document.createTreeWalker(text, NodeFilter.SHOW_TEXT);
+    const chars = [];
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        for (let i = 0; i < node.length; i++) {
+            const range = document.createRange();
+            range.setStart(node, i); range.setEnd(node, i + 1);
+            const box = range.getClientRects()[0];
+            if (box) chars.push([node.data[i], Math.round(box.top)]);
+        }
+    }
+    return chars.filter((c, i) => i + 1 < chars.length && chars[i + 1][1] > c[1]).map(c => c[0]);
+}"""
+
+
+@pytest.fixture(scope="module")
+def scan_site(tmp_path_factory) -> Path:
+    """Servers with long dotted, dashed and slashed names and tools whose descriptions hold Markdown."""
+    from registry.storage.store import open_store
+
+    folder = tmp_path_factory.mktemp("scan")
+    url = f"sqlite:///{folder / 'registry.sqlite'}"
+    tools = [
+        {
+            "name": f"search_{kind}_by_an_exact_name",
+            "title": f"Search {kind}",
+            "description": f"Find {kind} whose `name` matches. Pass `limit` to page; the rest of this "
+            "description is long enough that only its first sentence belongs in a table.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {"name": {"type": "string"}, "limit": {"type": "integer"}},
+                "required": ["name"],
+            },
+            "annotations": {"readOnlyHint": True},
+        }
+        for kind in ("notes", "files", "tickets", "issues", "users", "teams", "pages", "spaces")
+    ]
+    names = [
+        "io.github.an-organisation-with-a-long-name/an-mcp-server-whose-name-goes-on_and_on",
+        "com.example/notes",
+    ]
+    with open_store(url) as store:
+        for name in names:
+            snapshot = make_snapshot(*tools, name=name, title="A server with a fairly long human title")
+            store.record_inspection(
+                snapshot, server=name, ok=True, error=None, started_at="2026-10-20T10:00:00Z", duration_s=1
+            )
+    mcpdex("report", "--out", str(folder / "site"), "--registry", url)
+    return folder / "site"
+
+
+def test_the_index_wraps_names_at_separators_and_aligns_numbers_under_their_headers(
+    browser, scan_site
+) -> None:
+    page, problems = open_page(browser, scan_site / "index.html", viewport={"width": 1280, "height": 900})
+    shot(page, "scan-index-desktop")
+    long_name = page.locator("table.servers tbody th").filter(has_text="io.github")
+    breaks = page.evaluate(_LINE_BREAKS, long_name.element_handle())
+    assert breaks and all(char in "/-_." for char in breaks), breaks
+    edges = page.evaluate(
+        """() => {
+            const head = document.querySelector('table.servers thead th.num button');
+            const cell = document.querySelector('table.servers tbody td.num');
+            const range = document.createRange(); range.selectNodeContents(cell);
+            return [head.getBoundingClientRect().right, range.getBoundingClientRect().right];
+        }"""
+    )
+    assert abs(edges[0] - edges[1]) <= 2, edges
+    # The current page is not a link to itself; the chart says what its axes count.
+    assert page.locator("header.site nav a").count() == 0
+    assert page.locator("figure.chart text.axis-label").all_text_contents() == [
+        "overall score (TDQS, 1–5)",
+        "servers",
+    ]
+    assert "F below" in page.locator("figure.chart figcaption").inner_text()
+    assert page.locator("table.servers thead th[title]").count() >= 3
+    assert problems == []
+    page.close()
+
+
+def test_on_a_phone_the_key_columns_fit_and_the_rest_shows_under_the_name(browser, scan_site) -> None:
+    options = {"viewport": {"width": 375, "height": 740}, "is_mobile": True}
+    for relative, table, name in (
+        ("index.html", "table.servers", "scan-index-phone"),
+        ("servers/com.example/notes/index.html", "table.tools", "scan-server-phone"),
+    ):
+        path = scan_site / relative
+        if not path.exists():  # the slug of a name with a slash
+            path = next(scan_site.glob("servers/*notes*/index.html"))
+        page, problems = open_page(browser, path, **options)
+        page.locator(table).scroll_into_view_if_needed()
+        shot(page, name)
+        extra = page.evaluate(
+            "(t) => t.parentElement.scrollWidth - t.parentElement.clientWidth",
+            page.locator(table).element_handle(),
+        )
+        assert extra <= 1, (relative, extra)
+        if table == "table.servers":
+            details = page.locator("table.servers tbody th .phone-only").first
+            assert (
+                details.is_visible()
+                and "tokens" in details.inner_text()
+                and "first version" in details.inner_text()
+            )
+        assert problems == []
+        page.close()
+
+
+def test_a_server_page_lists_its_tools_compactly_with_a_link_to_each(browser, scan_site) -> None:
+    page, problems = open_page(
+        browser, next(scan_site.glob("servers/*notes*/index.html")), viewport={"width": 1280, "height": 900}
+    )
+    height = page.evaluate("() => document.documentElement.scrollHeight")
+    page.locator("table.tools").scroll_into_view_if_needed()
+    shot(page, "scan-server-desktop")
+    assert page.locator("article.tool").count() == 0
+    rows = page.locator("table.tools tbody tr")
+    assert rows.count() == 8
+    first = rows.first
+    # Markdown code spans render as code; only the first sentence is in the table.
+    assert first.locator("td.summary code").all_inner_texts() == ["name"]
+    assert "`" not in first.inner_text() and "only its first sentence" not in first.inner_text()
+    assert first.locator("td").nth(1).inner_text() == "2" and "Read-only" in first.inner_text()
+    assert height < 6000, height
+    # Every header and fact that is not plain English says what it means.
+    assert page.locator("table.tools thead th[title]").count() == 3
+    assert page.locator("dt[title]").filter(has_text="Capabilities declared").count() == 1
+    assert page.get_by_role("columnheader", name="Weak dimensions").get_attribute("title")
+    first.get_by_role("link").click()
+    assert page.get_by_role("heading", name="search_notes_by_an_exact_name", level=1).is_visible()
+    description = page.locator("article.tool .prose").first
+    assert description.locator("code").all_inner_texts() == ["name", "limit"]
+    assert "`" not in description.inner_text()
+    assert "Usage Guidelines" in page.inner_text("body") and "Input Schema" in page.inner_text("body")
     assert problems == []
     page.close()

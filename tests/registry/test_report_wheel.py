@@ -72,3 +72,13 @@ def test_an_installed_wheel_renders_a_page_from_its_bundled_templates(tmp_path: 
     assert result.returncode == 0, result.stderr
     html = (tmp_path / "page.html").read_text(encoding="utf-8")
     assert "read_note" in html and "The note&#39;s id." in html and "<style>" in html
+    # The console script the README's install puts on the PATH runs from there, outside the checkout.
+    on_path = subprocess.run(
+        ["mcpdex", "--version"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={"PATH": f"{venv / 'bin'}:/usr/bin:/bin", "HOME": str(tmp_path)},
+        timeout=60,
+    )
+    assert on_path.returncode == 0 and on_path.stdout.startswith("mcpdex, version "), on_path.stderr

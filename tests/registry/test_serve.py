@@ -610,7 +610,10 @@ def test_pages_render_the_registry_and_escape_server_text(client, secrets) -> No
     assert client.get(folder.rstrip("/"), follow_redirects=False).status_code == 308
     page = client.get(folder)
     assert page.status_code == 200 and "search_notes" in page.text
-    assert "<img src=x" not in page.text and "&lt;img src=x" in page.text
+    assert "<img src=x" not in page.text
+    # The server page's table holds the first sentence; the tool's page the whole description.
+    tool = client.get(folder + "tools/search_notes.html")
+    assert tool.status_code == 200 and "<img src=x" not in tool.text and "&lt;img src=x" in tool.text
     assert client.get(folder, headers={"If-None-Match": page.headers["etag"]}).status_code == 304
     assert client.get("/servers/no-such-server/").status_code == 404
 

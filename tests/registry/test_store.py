@@ -393,3 +393,19 @@ def test_times_an_older_mcpdex_stored_with_an_offset_are_rewritten_in_z_form(reg
         store_engine(store)
         assert stored() == migrated
         assert [i.at for i in store.inspections("demo")][-1] == "2026-11-29T18:00:00Z"
+
+
+def test_an_explicit_label_on_an_unchanged_digest_becomes_an_alias_of_the_stored_version(store):
+    first = record(store, make_snapshot("0.6.2", ["a"]))
+    labelled = {**make_snapshot("0.6.2", ["a"]), "versionLabel": "2025.4.25"}
+    second = record(store, labelled, at="2026-11-30T09:00:00Z")
+    assert not second.new_version and second.version == "0.6.2"  # the stored version keeps its label
+    assert [v.label for v in store.versions("demo")] == ["0.6.2"]
+    assert store.version_digest("demo", "2025.4.25") == first.digest
+    assert store.snapshot("demo", "2025.4.25") == store.snapshot("demo", "0.6.2")
+    # a label that already names a version is never taken over by an alias
+    record(store, make_snapshot("0.7.0", ["a", "b"]))
+    record(store, {**make_snapshot("0.6.2", ["a"]), "versionLabel": "0.7.0"})
+    assert store.snapshot("demo", "0.7.0")["server"]["version"] == "0.7.0"
+    with pytest.raises(NotFoundError):
+        store.snapshot("demo", "2025.4.26")

@@ -116,9 +116,13 @@ def test_tautological_description_caps_purpose_at_2() -> None:
     assert scores_of(card)["purpose"] <= 2
 
 
-def test_title_restated_is_tautological() -> None:
-    card = score_tool(make_tool("wx", "Weather Lookup", title="Weather Lookup"))
-    assert "Tautological Description" in card["flags"]
+def test_a_description_that_repeats_the_title_is_noted_not_flagged() -> None:
+    # Clients show the title beside the description, so repeating it is redundancy, not a tautology: the
+    # tautology gate is for a description that only restates the tool's name.
+    text = "Look up the weather for a city"
+    card = score_tool(make_tool("wx", text, title=text))
+    assert "Tautological Description" not in card["flags"]
+    assert "repeats the title" in card["dimensions"]["purpose"]["justification"]
 
 
 def test_smells_are_the_dimensions_below_3() -> None:

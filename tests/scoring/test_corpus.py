@@ -28,8 +28,8 @@ def test_every_corpus_tool_is_scored(corpus_cards: list[tuple[dict, dict]]) -> N
     tools = [tool for _, card in corpus_cards for tool in card["tools"]]
     assert len(corpus_cards) == 70 and len(tools) == 527
     # The tiers the scorer gives the corpus today: most real definitions are adequate (B) or thin (C).
-    assert Counter(tool["tier"] for tool in tools) == {"A": 91, "B": 263, "C": 154, "D": 19}
-    assert Counter(card["server_score"]["tier"] for _, card in corpus_cards) == {"A": 39, "B": 25, "C": 6}
+    assert Counter(tool["tier"] for tool in tools) == {"A": 89, "B": 289, "C": 130, "D": 19}
+    assert Counter(card["server_score"]["tier"] for _, card in corpus_cards) == {"A": 45, "B": 21, "C": 4}
     for tool in tools:
         assert all(
             1 <= entry["score"] <= 5 and entry["justification"] for entry in tool["dimensions"].values()
@@ -46,10 +46,11 @@ def test_chinese_descriptions_are_flagged_and_earn_no_unshown_credit(
             if text.strip() and re.search(r"[\u4e00-\u9fff]", text) and not is_supported_language(text):
                 chinese += 1
                 assert "Unsupported Language" in scored["flags"]
-                # Scored on structure: nothing the words say is credited beyond what most English
-                # descriptions earn, and every justification says so.
+                # Scored on structure: what only the words show is credited at the rate English
+                # descriptions of as many statements earn, never the top score, and every
+                # justification says so.
                 assert scored["dimensions"]["purpose"]["score"] <= 4 or re.search(r"`\w+`", text)
-                assert scored["dimensions"]["behavior"]["score"] <= 3
+                assert scored["dimensions"]["behavior"]["score"] <= 4
                 assert all(
                     "Structure only (the description is in Chinese" in entry["justification"]
                     for entry in scored["dimensions"].values()
@@ -73,7 +74,8 @@ def test_corpus_means_stay_near_the_registry_where_the_corpus_is_comparable(
     means = {key: mean for key, (mean, _) in stats["dimensions"].items()}
     assert abs(means["conciseness"] - 4.47) < 0.5
     # Completeness counts only what the text evidences; on Glama's own published scores its bias is
-    # +0.15 (bench/calibration.py), on this corpus the mean sits about half a point under the registry's.
+    # +0.01 cross-validated (docs/calibration.md); on this corpus the mean sits about half a point under
+    # the registry's.
     assert abs(means["completeness"] - 3.23) < 0.6
     assert abs(stats["server_means"]["coherence"] - 4.18) < 0.5
     assert stats["tiers"]["D"] < 10

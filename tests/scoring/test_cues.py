@@ -6,15 +6,10 @@ import re
 
 import pytest
 
-from scoring import cues, language, lints, score_snapshot
+from scoring import cues, lints
 from scoring.cues import _RUN, Cue, _prefixes, _word_heads, reads_as_ascii, reads_in_lower_case
-from scoring.evidence import Joined
-from scoring.words import split_sentences
-from tests.scoring.conftest import make_tool, snapshot_of
 
-CUES = [
-    value for module in (cues, lints) for value in vars(module).values() if isinstance(value, Cue)
-] + list(language.DISCLOSURES.values())
+CUES = [value for module in (cues, lints) for value in vars(module).values() if isinstance(value, Cue)]
 PROBES = [r"\w", r"\W", r"\d", r"\D", r"\s", r"\S", r"\b", r"\B"] + [re.escape(chr(c)) for c in range(128)]
 
 
@@ -74,7 +69,7 @@ def test_a_match_found_in_lower_case_keeps_the_case_of_the_text() -> None:
     cue = Cue(r"\bdelete\w*")
     assert cue.search("Please DELETE it").group(0) == "DELETE"
     assert [match.group(0) for match in cue.finditer("Deletes, then DELETED")] == ["Deletes", "DELETED"]
-    assert language.EMPHASIS.search("important: x").group(0) == "important:"
+    assert cues.EMPHASIS.search("important: x").group(0) == "important:"
 
 
 def test_word_heads_are_the_first_three_characters_of_every_word() -> None:
@@ -117,13 +112,6 @@ def test_a_word_spelt_with_a_case_twin_of_an_ascii_letter_has_its_ascii_head(des
             assert bool(cue.search(text)) == bool(cue.regex.search(text)), (cue.pattern, text[:80])
 
 
-def test_joined_parts_have_the_word_heads_of_the_joined_text() -> None:
-    parts = ["Deletes the <", "b>row", "#", "1 \u0130tem", "", "don't"]
-    joined = Joined(parts)
-    assert joined.heads == _word_heads(joined.text)
-    assert [joined.part_at(joined.text.index(word)) for word in ("row", "tem", "don")] == [1, 3, 5]
-
-
 def test_a_cue_is_skipped_exactly_when_no_word_starts_like_a_match(descriptions: list[str]) -> None:
     texts = [*descriptions, "e", "E.g. x", "do", "'delete'", "<script", "#1 pick", "not"]
     for cue in CUES:
@@ -135,24 +123,3 @@ def test_a_cue_is_skipped_exactly_when_no_word_starts_like_a_match(descriptions:
             # A word opened by a quote, "<" or "#" counts with the mark and without it.
             words = _RUN.findall(lower) + _RUN.findall(re.sub("['<#]", " ", lower))
             assert cue._possible(text, None) == any(word.startswith(tuple(starts)) for word in words)
-
-
-def test_sentences_break_at_no_abbreviation_in_any_case() -> None:
-    assert split_sentences("Sort rows, E.G. by date. Max. 10 rows; NO. 5 first.") == [
-        "Sort rows, E.G. by date.",
-        "Max. 10 rows; NO. 5 first.",
-    ]
-    assert split_sentences("Sort rows, e.g. by date. Then stop.") == [
-        "Sort rows, e.g. by date.",
-        "Then stop.",
-    ]
-    assert split_sentences("Tri — e.g. par date. Fin.") == ["Tri — e.g. par date.", "Fin."]
-
-
-def test_the_unit_of_a_rate_is_never_the_purpose_verb() -> None:
-    priced_tool = make_tool("quote", "Stock quotes — $0.03/call, 100/day.")
-    priced = score_snapshot(snapshot_of(priced_tool))["tools"][0]
-    assert "not front-loaded" in priced["dimensions"]["conciseness"]["justification"]
-    led_tool = make_tool("quote", "Search stock quotes by ticker symbol — $0.03/call.")
-    led = score_snapshot(snapshot_of(led_tool))["tools"][0]
-    assert "purpose first" in led["dimensions"]["conciseness"]["justification"]

@@ -9,10 +9,12 @@ not an exception that stops a crawl: :func:`entry_launch` raises :class:`EntrySk
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 import re
 import shutil
+import socket
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -23,6 +25,7 @@ from urllib.parse import urlsplit
 from registry.core.errors import UsageError
 from registry.core.versions import semver_key
 from registry.inspecting.official.entries import RegistryEntry
+from registry.inspecting.official.fetch import PackageSpec
 
 RUNNABLE_TYPES = ("npm", "pypi", "oci")
 _VARIABLE = re.compile(r"\{([A-Za-z0-9_.-]+)\}")
@@ -33,6 +36,35 @@ _RUNNER_ENV = re.compile(
     r"|UV_[A-Z_]+|NPM_CONFIG_[A-Z_]+|npm_config_[a-z_]+|PIP_[A-Z_]+|DOCKER_[A-Z_]+|XDG_CACHE_HOME)$"
 )
 _REMOTE_TYPES = ("streamable-http", "sse")
+# A runner variable whose name says it holds a credential is never passed on to a server (nor is
+# one whose value is a URL with a password in it, such as a proxy's).
+_CREDENTIAL_NAME = re.compile(r"(AUTH|TOKEN|PASSWORD|PASSWD|SECRET|CREDENTIAL|USERNAME|_KEY$)", re.I)
+_URL_WITH_PASSWORD = re.compile(r"^[a-z][a-z0-9+.-]*://[^/@\s]*:[^/@\s]*@", re.I)
+# The runtimeArguments an entry may pass to its runner, per runner; anything else is refused by name
+# (a volume of the host, --privileged, the host's network or PID namespace, a capability, a device,
+# a shell command for npx, a host path for uvx).
+RUNTIME_FLAGS: dict[str, frozenset[str]] = {
+    "npm": frozenset({"-y", "--yes", "-p", "--package", "-q", "--quiet"}),
+    "pypi": frozenset({"--from", "--with", "--python", "--prerelease", "--isolated", "-q", "--quiet"}),
+    "oci": frozenset({"-e", "--env", "-i", "--interactive", "-t", "--tty", "--rm", "--init", "--platform",
+                      "--pull", "-w", "--workdir", "-u", "--user", "--name", "--memory", "--cpus"}),
+}  # fmt: skip
+# What an entry may name as its package and version (and as the value of a runner flag that names a
+# package or an interpreter): a registry name, never a path, a URL or a git or file specifier, which
+# npm and uv would fetch from wherever it points (a folder of the host included).
+_NAMES = {
+    "npm": re.compile(r"^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9~][a-z0-9._~-]*$"),
+    "pypi": re.compile(r"^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$"),
+}
+_VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.+!_-]*$")
+_REQUIREMENT = {
+    "npm": re.compile(r"^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9~][a-z0-9._~-]*(@[A-Za-z0-9.^~<>=*+_ |-]+)?$"),
+    "pypi": re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(\[[A-Za-z0-9,._-]+\])?([=<>!~]=?[A-Za-z0-9.*+!_-]+)?$"),
+}
+_PACKAGE_FLAGS = {"npm": ("-p", "--package"), "pypi": ("--from", "--with")}
+_PYTHON = re.compile(r"^[A-Za-z]*[0-9][0-9.]*$")
+_LOCAL_NAMES = ("localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback")
+_LOCAL_SUFFIXES = (".localhost", ".local", ".internal", ".lan", ".home.arpa")
 
 
 class EntryInvalid(Exception):
@@ -53,6 +85,10 @@ class Launch:
     url: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
     kind: str = ""  # npm | pypi | oci | remote
+    # An npm or PyPI package, for a sandboxed crawl to fetch before it runs (registry.inspecting.
+    # official.fetch); ``server_env`` is then the server's own environment, without the runner's.
+    package: PackageSpec | None = None
+    server_env: dict[str, str] = field(default_factory=dict)
 
 
 # -- choosing versions -----------------------------------------------------------------------
@@ -132,8 +168,8 @@ class Inputs:
 
 
 def load_secrets(path: str) -> Inputs:
-    """A secrets file: a JSON object of ``NAME: value``, or ``"registry/name": {NAME: value}`` for one
-    server."""
+    """A secrets file: a JSON object of ``"registry/name": {NAME: value}``, each secret for one server
+    only (a value given for every server is refused: it would reach whichever entry names it)."""
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -145,7 +181,10 @@ def load_secrets(path: str) -> Inputs:
         if isinstance(value, dict):
             inputs.per_server[key] = {str(k): str(v) for k, v in value.items()}
         elif isinstance(value, str | int | float | bool):
-            inputs.values[key] = str(value).lower() if isinstance(value, bool) else str(value)
+            raise UsageError(
+                f"--secrets {path}: {key!r} names no server, so it would reach every entry that asks for "
+                f'it; put it under its server: {{"io.github.owner/server": {{"{key}": ...}}}}'
+            )
         else:
             raise UsageError(f"--secrets {path}: value of {key!r} must be a string or an object")
     return inputs
@@ -173,8 +212,8 @@ class _Resolver:
             if spec.get("isRequired"):
                 kind = "secret" if spec.get("isSecret") else "input"
                 raise EntrySkipped(
-                    f"required {kind} {what} not supplied (give it with --env {names[0]}=VALUE, "
-                    f"--header or --secrets)"
+                    f"required {kind} {what} not supplied (give it with --env "
+                    f"{self.entry.name}/{names[0]}=VALUE, --header or --secrets)"
                 )
             return None
         raw = str(raw).lower() if isinstance(raw, bool) else str(raw)
@@ -254,10 +293,14 @@ def package_launch(
         raise EntryInvalid(f"the {kind} package has no 'identifier'")
     version = package.get("version")
     runtime = resolve.arguments(package.get("runtimeArguments"), "runtimeArguments")
+    if not for_config:
+        check_runtime_arguments(kind, runtime)
     arguments = resolve.arguments(package.get("packageArguments"), "packageArguments")
     env = resolve.pairs(package.get("environmentVariables"), "environmentVariables")
     if kind in ("npm", "pypi") and not version:
         raise EntryInvalid(f"the {kind} package {identifier} has no 'version'")
+    if kind in ("npm", "pypi") and not for_config:
+        check_package(kind, identifier, str(version), runtime)
     if kind == "npm":
         argv = ["npx", "-y", *runtime, f"{identifier}@{version}", *arguments]
     elif kind == "pypi" and for_config:
@@ -281,12 +324,62 @@ def package_launch(
         )
     if for_config:
         return Launch("stdio", argv=argv, env=env, kind=kind)
-    runner_env = {key: value for key, value in os.environ.items() if _RUNNER_ENV.match(key)}
-    return Launch("stdio", argv=argv, env=runner_env | env, kind=kind)
+    spec = None
+    if kind in ("npm", "pypi"):
+        spec = PackageSpec(kind, identifier, str(version), tuple(runtime), tuple(arguments))
+    return Launch("stdio", argv=argv, env=runner_environment() | env, kind=kind, package=spec, server_env=env)
+
+
+def runner_environment() -> dict[str, str]:
+    """What of our environment npx, uvx and docker need (certificates, proxies, their settings),
+    without any variable that carries a credential."""
+    return {
+        key: value
+        for key, value in os.environ.items()
+        if _RUNNER_ENV.match(key) and not _CREDENTIAL_NAME.search(key) and not _URL_WITH_PASSWORD.match(value)
+    }
+
+
+def check_package(kind: str, identifier: str, version: str, runtime: list[str]) -> None:
+    """Refuse an npm or PyPI package that is not a registry name at a plain version (a path, a URL, a
+    git or file specifier), and a runner flag whose value is one."""
+    if not _NAMES[kind].match(identifier):
+        raise EntryInvalid(
+            f"the {kind} identifier {identifier!r} is not a package name (no paths, URLs or specifiers)"
+        )
+    if not _VERSION.match(version):
+        raise EntryInvalid(
+            f"the {kind} package {identifier} has version {version!r}, which is not a plain version"
+        )
+    for index, arg in enumerate(runtime):
+        flag, equals, inline = arg.partition("=")
+        value = inline if equals else (runtime[index + 1] if index + 1 < len(runtime) else "")
+        if flag in _PACKAGE_FLAGS[kind] and not _REQUIREMENT[kind].match(value):
+            raise EntryInvalid(f"runtimeArguments {flag} {value!r} is not a package name or requirement")
+        if flag == "--python" and not _PYTHON.match(value):
+            raise EntryInvalid(f"runtimeArguments --python {value!r} is not a Python version (like 3.12)")
+
+
+def check_runtime_arguments(kind: str, runtime: list[str]) -> None:
+    """Refuse, by name, a runtimeArguments flag outside the runner's allow-list."""
+    allowed = RUNTIME_FLAGS.get(kind, frozenset())
+    for arg in runtime:
+        if arg.startswith("-"):
+            flag = arg.split("=", 1)[0]
+            if flag not in allowed:
+                raise EntryInvalid(
+                    f"runtimeArguments flag {flag} is not allowed for {kind} packages "
+                    f"(allowed: {', '.join(sorted(allowed))})"
+                )
 
 
 def remote_launch(
-    entry: RegistryEntry, remote: dict[str, Any], inputs: Inputs, *, for_config: bool = False
+    entry: RegistryEntry,
+    remote: dict[str, Any],
+    inputs: Inputs,
+    *,
+    for_config: bool = False,
+    allow_private: bool = False,
 ) -> Launch:
     resolve = _Resolver(entry, inputs, placeholders=for_config)
     kind = remote.get("type")
@@ -299,11 +392,38 @@ def remote_launch(
     parts = urlsplit(url)
     if not for_config and (parts.scheme not in ("http", "https") or not parts.netloc):
         raise EntryInvalid(f"remote URL {url!r} is not a valid http(s) URL once filled")
+    if not for_config and not allow_private:
+        check_public_remote(url)
     headers = resolve.pairs(remote.get("headers"), "headers")
     return Launch(kind, url=url, headers=headers, kind="remote")
 
 
-def entry_launch(entry: RegistryEntry, inputs: Inputs) -> Launch:
+def check_public_remote(url: str) -> None:
+    """Refuse a remote that is not https, or whose host is (or resolves to) a loopback, private,
+    link-local or otherwise non-public address."""
+    parts = urlsplit(url)
+    if parts.scheme != "https":
+        raise EntryInvalid(f"remote URL {url!r} is not https; --allow-private-remotes inspects it anyway")
+    host = (parts.hostname or "").lower().rstrip(".")
+    if host in _LOCAL_NAMES or host.endswith(_LOCAL_SUFFIXES):
+        raise EntryInvalid(f"remote host {host} is local, not public; --allow-private-remotes inspects it")
+    try:
+        addresses = [ipaddress.ip_address(host)]
+    except ValueError:
+        try:
+            found = socket.getaddrinfo(host, parts.port or 443, type=socket.SOCK_STREAM)
+        except (OSError, UnicodeError):
+            return  # not resolvable here: the inspection will say it cannot connect
+        addresses = [ipaddress.ip_address(str(info[4][0]).split("%", 1)[0]) for info in found]
+    for address in addresses:
+        if not address.is_global:
+            raise EntryInvalid(
+                f"remote host {host} is at {address}, not a public address; "
+                "--allow-private-remotes inspects it"
+            )
+
+
+def entry_launch(entry: RegistryEntry, inputs: Inputs, *, allow_private_remotes: bool = False) -> Launch:
     """How to run ``entry``: its first runnable package, else its remote (streamable HTTP first).
 
     Raises EntryInvalid when nothing in it can run, EntrySkipped when a required input is missing."""
@@ -320,7 +440,7 @@ def entry_launch(entry: RegistryEntry, inputs: Inputs) -> Launch:
                 skipped.append(str(exc))
     for remote in remotes:
         try:
-            return remote_launch(entry, remote, inputs)
+            return remote_launch(entry, remote, inputs, allow_private=allow_private_remotes)
         except EntrySkipped as exc:
             skipped.append(str(exc))
     if skipped:

@@ -28,8 +28,10 @@ def serve(
     page_size: int = 0,
     name: str = "broken",
     on_request: Callable[[dict[str, Any]], bool] | None = None,
+    server_info: dict[str, Any] | None = None,
 ) -> None:
-    """Answer initialize and tools/list (paged when ``page_size``); ``on_request`` may take over a request."""
+    """Answer initialize and tools/list (paged when ``page_size``); ``on_request`` may take over a
+    request; ``server_info`` adds fields to serverInfo."""
     for line in sys.stdin:
         if not line.strip():
             continue
@@ -43,7 +45,7 @@ def serve(
             result: dict[str, Any] = {
                 "protocolVersion": PROTOCOL,
                 "capabilities": {"tools": {}},
-                "serverInfo": {"name": name, "version": "0.0.1"},
+                "serverInfo": {"name": name, "version": "0.0.1", **(server_info or {})},
             }
         elif method == "tools/list":
             start = int((request.get("params") or {}).get("cursor") or 0)

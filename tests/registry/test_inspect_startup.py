@@ -1,0 +1,60 @@
+"""A stdio server starts before the SDK is imported, so its start-up and ``import mcp`` overlap, and it
+gets the same environment as the SDK's own stdio client would give it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from mcp.client.stdio import get_default_environment
+
+from registry.inspecting.stdio import server_environment
+
+SERVERS = Path(__file__).parent / "servers"
+
+# `mcpdex inspect`, writing down in order when it imports the SDK and when it starts a process.
+_INSPECT = """
+import json, runpy, sys
+events = []
+def hook(event, args):
+    if event == "import" and args[0] == "mcp" and "mcp" not in events:
+        events.append("mcp")
+    elif event == "subprocess.Popen":
+        events.append([str(arg) for arg in args[1]])
+sys.addaudithook(hook)
+out, sys.argv = sys.argv[1], ["mcpdex", *sys.argv[2:]]
+try:
+    runpy.run_module("registry", run_name="__main__")
+finally:
+    open(out, "w").write(json.dumps(events))
+"""
+
+
+def test_the_server_is_started_before_the_sdk_is_imported(tmp_path: Path) -> None:
+    events = tmp_path / "events.json"
+    server = [sys.executable, str(SERVERS / "notes_server.py")]
+    result = subprocess.run(
+        [sys.executable, "-c", _INSPECT, str(events), "inspect", "--format", "json", "--", *server],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert [tool["name"] for tool in json.loads(result.stdout)["tools"]][:1] == ["search_notes"]
+    order = json.loads(events.read_text())
+    assert server in order and "mcp" in order, order
+    assert order.index(server) < order.index("mcp"), order
+
+
+def test_a_server_inherits_what_the_sdk_stdio_client_passes_on(monkeypatch) -> None:
+    monkeypatch.setenv("HOME", "/home/someone")
+    monkeypatch.setenv("TERM", "() { :; }; echo shellshock")
+    monkeypatch.setenv("MCPDEX_TEST_SECRET", "s3cret")
+    monkeypatch.delenv("LOGNAME", raising=False)
+    ours = server_environment()
+    assert ours == get_default_environment()
+    assert ours["HOME"] == "/home/someone" and ours["PATH"] == os.environ["PATH"]
+    assert "TERM" not in ours and "MCPDEX_TEST_SECRET" not in ours and "LOGNAME" not in ours
