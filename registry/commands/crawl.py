@@ -180,7 +180,8 @@ async def crawl_targets(
     "sandbox",
     type=click.Choice(("on", "off")),
     default=None,
-    help="Run each stdio server in the sandbox (default on, or MCPDEX_SANDBOX); off runs them as you.",
+    help="Run each stdio server in the sandbox (default on, or MCPDEX_SANDBOX); off runs them as you. "
+    "A queued pass runs as its workers' --sandbox says.",
 )
 @click.option(
     "--enqueue",
@@ -254,13 +255,21 @@ def crawl(
     {"network": true, "read": ["/path"], "write": ["/dir"]}. Where no sandbox can be made the crawl
     refuses to start; --sandbox off (or MCPDEX_SANDBOX=off) runs the servers as you. A registry npm
     or PyPI package is fetched first, install scripts off, into a folder of its own (within 300 s,
-    besides --timeout), then run offline; --sandbox off runs it with npx -y or uvx instead.
+    besides --timeout), then run offline; --sandbox off runs it with npx -y or uvx instead. A queued
+    pass carries each server's policy and package: `mcpdex worker` runs it the same way, and takes
+    --sandbox itself.
     """
     from registry.core.errors import InspectionError, UsageError
     from registry.inspecting.sandbox import mode_from, require
 
-    sandboxed = mode_from(sandbox, default="on") == "on"
-    if sandboxed:
+    if enqueue and sandbox is not None:
+        raise UsageError(
+            "--sandbox applies where the servers run: give it to mcpdex worker (sandboxed by default)"
+        )
+    # A queued pass is planned as a sandboxed crawl plans it (each stdio server's policy, each
+    # package to fetch); the workers run it, sandboxed unless they are told otherwise.
+    sandboxed = enqueue or mode_from(sandbox, default="on") == "on"
+    if sandboxed and not enqueue:
         require()
 
     registry_only = {
@@ -478,6 +487,7 @@ class EntryPlan:
     target: Any = None
     kind: str | None = None
     package: Any = None  # the npm or PyPI package a sandboxed crawl fetches first (a PackageSpec)
+    server_env: dict[str, str] | None = None  # a package's or image's own environment, no runner's
 
     def row(self, results: list[CrawlResult]) -> dict[str, Any]:
         outcome, reason = self.outcome, self.reason
@@ -591,7 +601,12 @@ def _plan_registry(
                 if launch.package is not None:
                     # Fetched first, then run offline with only its own environment (no runner's).
                     package, target.env = launch.package, launch.server_env
-            plans.append(EntryPlan(entry, "inspect", target=target, kind=launch.kind, package=package))
+            own_env = dict(launch.server_env) if target.transport == "stdio" else None
+            plans.append(
+                EntryPlan(
+                    entry, "inspect", target=target, kind=launch.kind, package=package, server_env=own_env
+                )
+            )
     return plans, newest
 
 

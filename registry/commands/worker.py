@@ -44,6 +44,13 @@ from registry.queue.broker import DEFAULT_VISIBILITY_TIMEOUT_S
     help="At most N inspections at once fetching from one host (npm, PyPI, a remote's host), "
     "across every worker on the same Redis queue.",
 )
+@click.option(
+    "--sandbox",
+    "sandbox",
+    type=click.Choice(("on", "off")),
+    default=None,
+    help="Run each stdio server in the sandbox (default on, or MCPDEX_SANDBOX); off runs them as you.",
+)
 def worker(
     registry_url: str | None,
     queue_url: str,
@@ -51,6 +58,7 @@ def worker(
     visibility_timeout: float,
     retry_backoff: float,
     host_limit: int | None,
+    sandbox: str | None,
 ) -> None:
     """Run queued inspection jobs and record each one's outcome in the registry, until stopped.
 
@@ -59,11 +67,20 @@ def worker(
 
     \b
     mcpdex worker --registry postgresql://… --queue redis://127.0.0.1:6379/0 --concurrency 8
+
+    Each job runs as `mcpdex crawl` runs its server: a stdio server in the sandbox under the policy
+    its config entry gave (the default one otherwise), a registry npm or PyPI package fetched first
+    with install scripts off, then run offline. Where no sandbox can be made the worker refuses to
+    start; --sandbox off (or MCPDEX_SANDBOX=off) runs the servers as you.
     """
+    from registry.inspecting.sandbox import mode_from
     from registry.queue.passes import run_worker
 
+    sandboxed = mode_from(sandbox, default="on") == "on"
+
     def ready() -> None:
-        click.echo(f"worker: running {concurrency} at once; stop with Ctrl-C", err=True)
+        mode = "sandboxed" if sandboxed else "not sandboxed"
+        click.echo(f"worker: running {concurrency} at once, {mode}; stop with Ctrl-C", err=True)
 
     run_worker(
         queue_url=queue_url,
@@ -73,5 +90,6 @@ def worker(
         retry_backoff_s=retry_backoff,
         host_limit=host_limit,
         time_limit_s=3600.0,
+        sandboxed=sandboxed,
         on_ready=ready,
     )

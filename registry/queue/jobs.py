@@ -21,6 +21,7 @@ from registry.storage.records import SubmissionKey
 if TYPE_CHECKING:
     from dramatiq import Actor, Broker
 
+    from registry.inspecting.official.fetch import PackageSpec
     from registry.inspecting.targets import Target
     from registry.storage.records import Recorded
     from registry.storage.store import Store
@@ -35,8 +36,14 @@ _KEY_PREFIX = "pass/"
 class InspectJob:
     """One server of a pass: the target to inspect, the name to record it under, and its bounds.
 
-    The target's environment and headers travel in the message: whoever can read the broker can
-    read them, as whoever can read the crawl config can."""
+    A stdio target carries the sandbox policy its config entry gives (``sandbox``, a SandboxPolicy's
+    fields) and a registry npm or PyPI entry its package (``package``, a PackageSpec's fields), so a
+    sandboxed worker runs it as a sandboxed crawl does: the package fetched with install scripts off,
+    then run offline. A registry entry's ``env`` is the server's own: the worker adds the runner
+    environment of its own machine where crawl adds it (``runner_env``).
+
+    The target's environment, headers and OAuth client secret or key travel in the message: whoever
+    can read the broker can read them, as whoever can read the crawl config can."""
 
     pass_id: str
     entry: str  # the config entry or registry key, as the crawl names it
@@ -47,6 +54,10 @@ class InspectJob:
     protocol_era: str = "auto"
     attempts: int = 3  # inspections at most, the last one's failure recorded
     registry_entry: dict[str, Any] | None = field(default=None)  # a RegistryEntryRecord's fields
+    sandbox: dict[str, Any] | None = None  # a SandboxPolicy's fields; without them, the default policy
+    package: dict[str, Any] | None = None  # a PackageSpec's fields: fetched first under the sandbox
+    oauth: dict[str, Any] | None = None  # an OAuthSettings' fields, for a remote behind MCP authorization
+    runner_env: bool = False  # a registry package or image: add the worker's runner environment
 
     def payload(self) -> dict[str, Any]:
         return asdict(self)
@@ -65,6 +76,8 @@ class InspectJob:
 
     def fetch_host(self) -> str | None:
         """Where the server's package or endpoint is fetched from, for per-host rate limits."""
+        if self.package is not None:
+            return {"npm": "npm", "pypi": "pypi"}.get(str(self.package.get("kind")))
         if self.target.get("url"):
             from urllib.parse import urlsplit
 
@@ -73,9 +86,45 @@ class InspectJob:
         launcher = str(argv[0]).rsplit("/", 1)[-1] if argv else ""
         return {"npx": "npm", "uvx": "pypi", "pipx": "pypi", "docker": "oci", "podman": "oci"}.get(launcher)
 
+    def runnable(self, *, sandboxed: bool) -> tuple[Target, PackageSpec | None]:
+        """The Target this job inspects, and the package to fetch before it runs (None: run the
+        target as it is), as ``crawl`` makes them with the sandbox on or off: sandboxed, a stdio
+        target runs under the job's policy (the default one when it has none) and a package is
+        fetched first; off, it runs as the user, a package through its npx or uvx command."""
+        from registry.inspecting.oauth import OAuthSettings
+        from registry.inspecting.official.fetch import PackageSpec
+        from registry.inspecting.official.launch import runner_environment
+        from registry.inspecting.sandbox import SandboxPolicy
+        from registry.inspecting.targets import Target
+
+        target = Target(**self.target)
+        if self.oauth is not None:
+            target.oauth = OAuthSettings(**self.oauth)
+        stdio = target.transport == "stdio"
+        package = None
+        if sandboxed and stdio:
+            fields = self.sandbox or {}
+            target.sandbox = SandboxPolicy(
+                network=bool(fields.get("network", False)),
+                read=tuple(fields.get("read") or ()),
+                write=tuple(fields.get("write") or ()),
+            )
+            if self.package is not None:
+                package = PackageSpec(
+                    kind=str(self.package["kind"]),
+                    identifier=str(self.package["identifier"]),
+                    version=str(self.package["version"]),
+                    runtime=tuple(self.package.get("runtime") or ()),
+                    arguments=tuple(self.package.get("arguments") or ()),
+                )
+        if stdio and self.runner_env and package is None:
+            target.env = runner_environment() | target.env
+        return target, package
+
 
 def target_fields(target: Target) -> dict[str, Any]:
-    """A Target as the plain fields a message carries."""
+    """A Target as the plain fields a message carries (its sandbox policy and OAuth settings apart:
+    :func:`job_fields`)."""
     return {
         "transport": target.transport,
         "argv": list(target.argv),
@@ -87,15 +136,32 @@ def target_fields(target: Target) -> dict[str, Any]:
     }
 
 
+def job_fields(target: Target, package: PackageSpec | None = None) -> dict[str, Any]:
+    """The job fields beside the target: its sandbox policy, package and OAuth settings, as plain
+    values (a message is JSON)."""
+    sandbox = target.sandbox
+    return {
+        "sandbox": None
+        if sandbox is None
+        else {"network": sandbox.network, "read": list(sandbox.read), "write": list(sandbox.write)},
+        "package": None if package is None else {**asdict(package), "runtime": list(package.runtime),
+                                                 "arguments": list(package.arguments)},
+        "oauth": None if target.oauth is None else asdict(target.oauth),
+    }  # fmt: skip
+
+
 class RetryInspection(Exception):
     """An inspection failed with attempts left: the broker runs the job again after a back-off."""
 
 
 @dataclass
 class JobRunner:
-    """What a worker process shares between its threads: the store, its write lock and the limits."""
+    """What a worker process shares between its threads: the store, its write lock and the limits.
+
+    ``sandboxed`` (the default) runs every stdio job in the sandbox, whatever the job says."""
 
     store: Store
+    sandboxed: bool = True
     host_limit: int | None = None
     limits_url: str | None = None
     write_lock: threading.Lock = field(default_factory=threading.Lock)
@@ -105,8 +171,6 @@ class JobRunner:
         recorded, so nothing was inspected or written."""
         from registry.core.errors import InspectionError
         from registry.core.timestamps import utc_now
-        from registry.inspecting.inspect import inspect
-        from registry.inspecting.targets import Target
 
         key = job.key()
         recorded = recorded_outcome(self.store, key)
@@ -123,12 +187,7 @@ class JobRunner:
         error: str | None = None
         try:
             with self._fetch_slot(job):
-                snapshot = inspect(
-                    Target(**job.target),
-                    timeout=job.timeout,
-                    protocol_era=job.protocol_era,
-                    version_label=job.label,
-                )
+                snapshot = self._inspect(job)
         except InspectionError as exc:
             if attempt + 1 < job.attempts:
                 raise RetryInspection(
@@ -149,6 +208,32 @@ class JobRunner:
             if job.registry_entry is not None:
                 _record_entry(self.store, job.registry_entry, error)
         return result
+
+    def _inspect(self, job: InspectJob) -> dict[str, Any]:
+        """The job's inspection, as ``crawl`` runs it: a package fetched first, then run offline in
+        the sandbox; any other target as it is, a stdio one in the sandbox."""
+        import anyio
+
+        from registry.inspecting.inspect import inspect
+        from registry.inspecting.official.fetch import inspect_package
+        from registry.inspecting.official.launch import runner_environment
+
+        if self.sandboxed:
+            from registry.inspecting.sandbox import require
+
+            require()
+        target, package = job.runnable(sandboxed=self.sandboxed)
+        if package is not None:
+            spec = package
+
+            async def fetched() -> dict[str, Any]:
+                return await inspect_package(
+                    spec, target, runner_environment(),
+                    timeout=job.timeout, protocol_era=job.protocol_era, version_label=job.label,
+                )  # fmt: skip
+
+            return anyio.run(fetched)
+        return inspect(target, timeout=job.timeout, protocol_era=job.protocol_era, version_label=job.label)
 
     def _fetch_slot(self, job: InspectJob) -> Any:
         """At most ``host_limit`` inspections at once that fetch from the job's host, across every

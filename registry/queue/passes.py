@@ -84,10 +84,13 @@ def run_worker(
     retry_backoff_s: float,
     host_limit: int | None,
     time_limit_s: float,
+    sandboxed: bool = True,
     on_ready: Any = None,
 ) -> None:
     """Run inspection jobs with ``concurrency`` threads until SIGINT or SIGTERM, then finish the
-    jobs in hand and stop; a job not acknowledged by then is redelivered to another worker."""
+    jobs in hand and stop; a job not acknowledged by then is redelivered to another worker.
+
+    ``sandboxed`` runs every stdio server in the sandbox, and refuses to start where none can be made."""
     from dramatiq import Worker
 
     from registry.core.errors import UsageError
@@ -96,6 +99,10 @@ def run_worker(
     from registry.storage.client import open_registry
     from registry.storage.store import Store
 
+    if sandboxed:
+        from registry.inspecting.sandbox import require
+
+        require()
     limits_url = queue_url if queue_kind(queue_url) == "redis" else None
     if host_limit is not None and limits_url is None:
         raise UsageError("--host-limit keeps its counters in Redis; give a redis:// --queue, or drop it")
@@ -114,7 +121,7 @@ def run_worker(
             min_backoff_s=retry_backoff_s,
             max_backoff_s=max(retry_backoff_s, 300.0),
         )
-        runner = JobRunner(store, host_limit=host_limit, limits_url=limits_url)
+        runner = JobRunner(store, sandboxed=sandboxed, host_limit=host_limit, limits_url=limits_url)
         declare_actor(broker, runner, time_limit_s=time_limit_s)
         worker = Worker(broker, worker_threads=concurrency, worker_timeout=1000)
         stop = threading.Event()
@@ -145,36 +152,65 @@ def enqueue_crawl(
     protocol_era: str,
     attempts: int,
 ) -> dict[str, Any]:
-    """Queue one job per target (name → Target) as a new pass; returns the pass id and job count.
-
-    ``names`` maps a registry key to the registry name it is recorded under (a config entry is
-    recorded under its own name); a planned registry entry's metadata rides along, so that the
-    worker records the entry's outcome beside its inspection."""
+    """Queue one job per target (name → Target) as a new pass; returns the pass id and job count."""
     from registry.queue.broker import open_broker
-    from registry.queue.jobs import target_fields
 
-    entries = {plan.entry.key: plan.entry for plan in plans if plan.outcome == "inspect"}
     pass_id = new_pass_id()
-    jobs = [
-        InspectJob(
-            pass_id=pass_id,
-            entry=key,
-            server=names.get(key, key),
-            target=target_fields(target),
-            label=labels.get(key) or None,
-            timeout=timeout,
-            protocol_era=protocol_era,
-            attempts=attempts,
-            registry_entry=_entry_fields(entries[key]) if key in entries else None,
-        )
-        for key, target in targets.items()
-    ]
+    jobs = crawl_jobs(
+        pass_id, targets, names=names, labels=labels, plans=plans,
+        timeout=timeout, protocol_era=protocol_era, attempts=attempts,
+    )  # fmt: skip
     broker = open_broker(queue_url)
     try:
         enqueue_jobs(broker, jobs)
     finally:
         broker.close()
     return {"pass": pass_id, "jobs": len(jobs), "servers": [job.server for job in jobs]}
+
+
+def crawl_jobs(
+    pass_id: str,
+    targets: dict[str, Any],
+    *,
+    names: dict[str, str],
+    labels: dict[str, str],
+    plans: list[Any],
+    timeout: float,
+    protocol_era: str,
+    attempts: int,
+) -> list[InspectJob]:
+    """One job per target (name → Target, planned as a sandboxed crawl plans it).
+
+    ``names`` maps a registry key to the registry name it is recorded under (a config entry is
+    recorded under its own name); a planned registry entry's metadata rides along, so that the
+    worker records the entry's outcome beside its inspection, and so do its package and its
+    server's own environment (the worker adds its own runner environment, as crawl does)."""
+    from registry.queue.jobs import job_fields, target_fields
+
+    planned = {plan.entry.key: plan for plan in plans if plan.outcome == "inspect"}
+    jobs = []
+    for key, target in targets.items():
+        plan = planned.get(key)
+        fields = target_fields(target)
+        own_env = plan.server_env if plan is not None else None
+        if own_env is not None:
+            fields["env"] = dict(own_env)
+        jobs.append(
+            InspectJob(
+                pass_id=pass_id,
+                entry=key,
+                server=names.get(key, key),
+                target=fields,
+                label=labels.get(key) or None,
+                timeout=timeout,
+                protocol_era=protocol_era,
+                attempts=attempts,
+                registry_entry=_entry_fields(plan.entry) if plan is not None else None,
+                runner_env=own_env is not None,
+                **job_fields(target, plan.package if plan is not None else None),
+            )
+        )
+    return jobs
 
 
 def _entry_fields(entry: Any) -> dict[str, Any]:

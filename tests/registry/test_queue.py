@@ -130,9 +130,11 @@ def _kill_one_of_three(queue: str, registry: str, tmp_path: Path) -> None:
     marks.mkdir()
     config = _config(tmp_path, marks, count=8)
     pass_id = _enqueue(config, registry, queue)
+    # The servers tell which worker runs them by their parent's pid, which the sandbox's own pid
+    # namespace hides: these workers run them as the user (test_sandbox.py runs a queued job sandboxed).
     worker_args = [
         sys.executable, "-m", "registry", "worker", "--registry", registry, "--queue", queue,
-        "--concurrency", "1", "--visibility-timeout", "3", "--retry-backoff", "0.2",
+        "--concurrency", "1", "--visibility-timeout", "3", "--retry-backoff", "0.2", "--sandbox", "off",
     ]  # fmt: skip
     workers = [subprocess.Popen(worker_args, stderr=subprocess.DEVNULL) for _ in range(3)]
     try:
@@ -339,7 +341,8 @@ def test_host_limit_keeps_inspections_from_one_host_one_at_a_time(tmp_path, monk
         return InspectJob(pass_id=uuid.uuid4().hex, entry=f"s{n}", server=f"s{n}", target=target, attempts=1)
 
     with open_store(f"sqlite:///{tmp_path / 'r.sqlite'}") as store:
-        runner = JobRunner(store, host_limit=1, limits_url=url)
+        # What is measured is the limit: the launcher runs a server beside it, outside the sandbox.
+        runner = JobRunner(store, sandboxed=False, host_limit=1, limits_url=url)
 
         def run(n: int) -> None:
             started = time.monotonic()
@@ -357,3 +360,83 @@ def test_host_limit_keeps_inspections_from_one_host_one_at_a_time(tmp_path, monk
     first, second = sorted(end for _, end in spans.values())
     # Both asked at once; the second inspection (its server takes 1 s to answer) began after the first ended.
     assert second - first >= 0.9, spans
+
+
+def test_a_job_carries_what_a_sandboxed_crawl_runs_its_server_with(tmp_path, monkeypatch):
+    """Queued, a config entry keeps its sandbox policy and OAuth client, a registry npm entry its
+    package and its own environment; the worker builds the target crawl would build, on or off."""
+    from registry.commands.crawl import _config_targets, _plan_registry
+    from registry.inspecting.official.launch import Inputs
+    from registry.inspecting.sandbox import SandboxPolicy
+    from registry.queue.passes import crawl_jobs
+
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.invalid:3128")  # a runner setting npx would need
+    config = tmp_path / "servers.json"
+    config.write_text(json.dumps({"mcpServers": {
+        "local": {"command": sys.executable, "args": ["-V"], "sandbox": {"network": True, "read": ["/opt"]}},
+        "plain": {"command": sys.executable, "args": ["-V"]},
+        "remote": {"url": "https://mcp.example.test/mcp", "oauth": {"clientId": "c1", "clientSecret": "s3"}},
+    }}))  # fmt: skip
+    feed = tmp_path / "feed.json"
+    package = {"registryType": "npm", "identifier": "@example/server", "version": "1.2.3",
+               "transport": {"type": "stdio"}, "packageArguments": [{"type": "positional", "value": "serve"}],
+               "environmentVariables": [{"name": "MODE", "default": "fast"}]}  # fmt: skip
+    feed.write_text(json.dumps({"servers": [{
+        "server": {"name": "io.github.test/pkg", "description": "A package.", "version": "1.2.3",
+                   "packages": [package]},
+        "_meta": {"io.modelcontextprotocol.registry/official": {"status": "active", "isLatest": True,
+                                                                 "updatedAt": "2026-11-01T00:00:00Z"}},
+    }]}))  # fmt: skip
+    targets = _config_targets(str(config), (), sandboxed=True)
+    plans, _ = _plan_registry(
+        str(feed), None, all_versions=False, updated_since=None, force=False, inputs=Inputs(), sandboxed=True
+    )
+    (plan,) = plans
+    targets[plan.entry.key] = plan.target
+    jobs = crawl_jobs("p1", targets, names={plan.entry.key: plan.entry.name}, labels={}, plans=plans,
+                      timeout=30, protocol_era="auto", attempts=1)  # fmt: skip
+    # As a broker carries them: JSON, tuples as lists.
+    by_entry = {job.entry: InspectJob.from_payload(json.loads(json.dumps(job.payload()))) for job in jobs}
+    assert "HTTPS_PROXY" not in json.dumps(by_entry[plan.entry.key].payload())  # the worker adds its own
+
+    local, _ = by_entry["local"].runnable(sandboxed=True)
+    assert local.sandbox == SandboxPolicy(network=True, read=("/opt",))
+    plain, _ = by_entry["plain"].runnable(sandboxed=True)
+    assert plain.sandbox == SandboxPolicy()
+    assert by_entry["plain"].runnable(sandboxed=False)[0].sandbox is None
+    remote, _ = by_entry["remote"].runnable(sandboxed=True)
+    assert remote.sandbox is None and remote.oauth is not None
+    assert (remote.oauth.client_id, remote.oauth.client_secret, remote.oauth.grant) == (
+        "c1", "s3", "client-credentials")  # fmt: skip
+
+    job = by_entry[plan.entry.key]
+    target, spec = job.runnable(sandboxed=True)
+    assert spec is not None and (spec.kind, spec.requirement, spec.arguments) == (
+        "npm", "@example/server@1.2.3", ("serve",))  # fmt: skip
+    assert spec == plan.package and target.sandbox == SandboxPolicy() and target.env == {"MODE": "fast"}
+    assert job.fetch_host() == "npm"
+    unsandboxed, none = job.runnable(sandboxed=False)
+    assert none is None and unsandboxed.sandbox is None
+    assert (
+        unsandboxed.argv[:2] == ["npx", "-y"]
+        and unsandboxed.env["HTTPS_PROXY"] == "http://proxy.invalid:3128"
+    )
+    assert unsandboxed.env["MODE"] == "fast"
+
+
+def test_enqueue_refuses_sandbox_and_a_worker_fails_closed_where_no_sandbox_can_be_made(tmp_path):
+    config = _config(tmp_path, tmp_path, count=1)
+    registry = f"sqlite:///{tmp_path / 'r.sqlite'}"
+    result = _mcpdex("crawl", str(config), "--enqueue", "--sandbox", "off", "--registry", registry,
+                     "--queue", BROKERS["redis"])  # fmt: skip
+    assert result.returncode == 2 and "give it to mcpdex worker" in result.stderr
+    env = {key: value for key, value in os.environ.items() if key != "MCPDEX_SANDBOX"}
+    env["PATH"] = str(tmp_path)  # no bwrap on PATH
+    argv = ["worker", "--registry", registry, "--queue", "http://127.0.0.1:6379"]
+    result = _mcpdex(*argv, env=env)
+    assert result.returncode == 2
+    (line,) = result.stderr.strip().splitlines()
+    assert "bwrap is not installed" in line and "--sandbox off" in line and "MCPDEX_SANDBOX=off" in line
+    opted_out = _mcpdex(*argv, "--sandbox", "off", env=env)  # goes on, to the queue URL it refuses
+    assert opted_out.returncode == 2 and "give a redis://" in opted_out.stderr
+    assert "no sandbox can be made" not in opted_out.stderr
