@@ -243,7 +243,11 @@ class JobRunner:
         host = job.fetch_host()
         if self.host_limit is None or host is None or self.limits_url is None:
             return nullcontext()
-        return _host_slot(self.limits_url, host, self.host_limit, deadline_s=job.timeout * 4)
+        from registry.inspecting.official.fetch import FETCH_TIMEOUT_S
+
+        # A slot is held while the job runs: a package's fetch is bounded apart from its inspection.
+        held_s = job.timeout * 4 + (FETCH_TIMEOUT_S if job.package is not None else 0.0)
+        return _host_slot(self.limits_url, host, self.host_limit, deadline_s=held_s)
 
 
 def _host_slot(url: str, host: str, limit: int, *, deadline_s: float) -> Any:
