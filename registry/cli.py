@@ -18,6 +18,7 @@ from registry.core.printable import escape_controls
 COMMANDS: dict[str, tuple[str, str]] = {
     "inspect": ("inspect", "Inspect an MCP server and print or save its snapshot."),
     "crawl": ("crawl", "Inspect every server of an mcpServers config file concurrently."),
+    "worker": ("worker", "Run the inspection jobs `mcpdex crawl --enqueue` queued."),
     "versions": ("registry_read", "List the recorded versions of a server."),
     "show": ("registry_read", "Show a recorded snapshot (SERVER or SERVER@VERSION)."),
     "diff": ("diff", "Diff two snapshots: files, SERVER@VERSION, or live targets."),

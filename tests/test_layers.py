@@ -28,6 +28,7 @@ REGISTRY_LAYERS = (
     "inspecting",
     "storage",
     "probing",
+    "queue",
     "web",
     "commands",
 )
@@ -53,6 +54,11 @@ CONTRACTS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("registry.inspecting", (*_others("core", "inspecting"), "scoring", "server", "click"), "no CLI"),
     ("registry.storage", (*_others("core"), "server", "click", "mcp"), "the store is not the memory server"),
     ("registry.probing", (*_others("core", "inspecting"), "server", "click"), "the probe talks MCP only"),
+    (
+        "registry.queue",
+        (*_others("core", "inspecting", "storage", "queue"), "server", "click", "mcp"),
+        "jobs call the inspector and the store; the CLI calls them",
+    ),
     ("registry.web", ("registry.commands", "registry.inspecting", "registry.probing", "click"), "no CLI"),
 )
 

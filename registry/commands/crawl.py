@@ -13,6 +13,7 @@ import click
 
 from registry.commands._options import SERVICE_HELP, format_option, registry_option
 from registry.commands._target import PROTOCOL_ERA_HELP
+from registry.core.templating import counted
 from registry.core.timestamps import parse_utc, utc_now
 from registry.diffing.context_cost import context_cost
 from registry.inspecting.official.entries import OFFICIAL_REGISTRY, RegistryEntry
@@ -179,7 +180,40 @@ async def crawl_targets(
     "sandbox",
     type=click.Choice(("on", "off")),
     default=None,
-    help="Run each stdio server in the sandbox (default on, or MCPDEX_SANDBOX); off runs them as you.",
+    help="Run each stdio server in the sandbox (default on, or MCPDEX_SANDBOX); off runs them as you. "
+    "A queued pass runs as its workers' --sandbox says.",
+)
+@click.option(
+    "--enqueue",
+    is_flag=True,
+    help="Queue the pass as one job per server on --queue and return; `mcpdex worker` runs them.",
+)
+@click.option(
+    "--queue",
+    "queue_url",
+    metavar="URL",
+    envvar="MCPDEX_QUEUE",
+    help="--enqueue: redis://HOST:PORT/DB or amqp://USER:PASSWORD@HOST:PORT/ (or MCPDEX_QUEUE).",
+)
+@click.option(
+    "--attempts",
+    type=click.IntRange(min=1, max=10),
+    default=3,
+    show_default=True,
+    help="--enqueue: inspections of a failing server before its failure is recorded.",
+)
+@click.option(
+    "--watch",
+    type=click.FloatRange(min=1),
+    metavar="SECONDS",
+    help="--enqueue: queue a pass now and every SECONDS until stopped; --from-registry passes queue "
+    "the entries updated since the last one.",
+)
+@click.option(
+    "--all-every",
+    type=click.FloatRange(min=1),
+    metavar="SECONDS",
+    help="--watch --from-registry: every SECONDS, queue every entry again (as --force does).",
 )
 @format_option("text", "json")
 def crawl(
@@ -199,6 +233,11 @@ def crawl(
     secrets: str | None,
     allow_private_remotes: bool,
     sandbox: str | None,
+    enqueue: bool,
+    queue_url: str | None,
+    attempts: int,
+    watch: float | None,
+    all_every: float | None,
     fmt: str,
 ) -> None:
     """Inspect every server of CONFIG (an mcpServers file), or of the official MCP Registry, concurrently.
@@ -209,19 +248,28 @@ def crawl(
     \b
     mcpdex crawl servers.json --concurrency 8 --save
     mcpdex crawl --from-registry --save --secrets secrets.json
+    mcpdex crawl servers.json --enqueue --registry postgresql://… --queue redis://127.0.0.1:6379/0
 
     Each stdio server runs in the sandbox (registry/inspecting/sandbox.py): no host files beyond its
     own, no environment beyond its own, no network; a config entry widens it with "sandbox":
     {"network": true, "read": ["/path"], "write": ["/dir"]}. Where no sandbox can be made the crawl
     refuses to start; --sandbox off (or MCPDEX_SANDBOX=off) runs the servers as you. A registry npm
     or PyPI package is fetched first, install scripts off, into a folder of its own (within 300 s,
-    besides --timeout), then run offline; --sandbox off runs it with npx -y or uvx instead.
+    besides --timeout), then run offline; --sandbox off runs it with npx -y or uvx instead. A queued
+    pass carries each server's policy and package: `mcpdex worker` runs it the same way, and takes
+    --sandbox itself.
     """
     from registry.core.errors import InspectionError, UsageError
     from registry.inspecting.sandbox import mode_from, require
 
-    sandboxed = mode_from(sandbox, default="on") == "on"
-    if sandboxed:
+    if enqueue and sandbox is not None:
+        raise UsageError(
+            "--sandbox applies where the servers run: give it to mcpdex worker (sandboxed by default)"
+        )
+    # A queued pass is planned as a sandboxed crawl plans it (each stdio server's policy, each
+    # package to fetch); the workers run it, sandboxed unless they are told otherwise.
+    sandboxed = enqueue or mode_from(sandbox, default="on") == "on"
+    if sandboxed and not enqueue:
         require()
 
     registry_only = {
@@ -247,8 +295,13 @@ def crawl(
             raise UsageError("--from-registry replaces CONFIG and --only; give one source")
         targets, labels, plans = {}, {}, []
 
+    if enqueue and not queue_url:
+        raise UsageError("--enqueue needs --queue URL (or MCPDEX_QUEUE), the broker the workers read")
+    if watch is not None or all_every is not None:
+        _watch(click.get_current_context(), enqueue=enqueue, watch=watch, all_every=all_every)
+        return
     store: Registry | None = None
-    if save:
+    if save or enqueue:
         from registry.core.names import server_name_problem
         from registry.storage.client import open_registry
 
@@ -275,6 +328,22 @@ def crawl(
                     targets[plan.entry.key] = plan.target
                     labels[plan.entry.key] = plan.entry.version or ""
         packages = {plan.entry.key: plan.package for plan in plans if plan.package is not None}
+        if enqueue:
+            from registry.queue.passes import enqueue_crawl
+
+            names = {plan.entry.key: plan.entry.name for plan in plans}
+            queued = enqueue_crawl(
+                str(queue_url), targets, names=names, labels=labels, plans=plans,
+                timeout=timeout, protocol_era=protocol_era, attempts=attempts,
+            )  # fmt: skip
+            from registry.storage.store import Store
+
+            if isinstance(store, Store) and from_registry is not None:
+                _record_plans(store, [plan for plan in plans if plan.outcome != "inspect"], [])
+                store.record_sync(from_registry, sync_from)
+            click.echo(json.dumps(queued, indent=2, sort_keys=True) if fmt == "json" else
+                       f"queued pass {queued['pass']}: {counted(queued['jobs'], 'server')}")  # fmt: skip
+            return
         started = time.perf_counter()
         results = _run(targets, store, plans, concurrency, timeout, protocol_era, labels, packages)
         elapsed = time.perf_counter() - started
@@ -298,6 +367,29 @@ def crawl(
     if rows and all(not r["ok"] for r in rows):
         source = config or from_registry
         raise InspectionError(f"none of the {len(rows)} servers in {source} could be inspected")
+
+
+def _watch(ctx: click.Context, *, enqueue: bool, watch: float | None, all_every: float | None) -> None:
+    """Queue passes until stopped: this command again, every ``watch`` seconds."""
+    from registry.core.errors import UsageError
+    from registry.queue.watch import watch as watch_passes
+
+    if not enqueue or watch is None:
+        raise UsageError("--watch queues passes for workers: give --enqueue and --watch SECONDS"
+                         if not enqueue else "--all-every applies to --watch SECONDS; add it")  # fmt: skip
+    if all_every is not None and ctx.params["from_registry"] is None:
+        raise UsageError("--all-every applies to --from-registry; every pass of a config queues every server")
+    params = {**ctx.params, "watch": None, "all_every": None}
+
+    def one(everything: bool) -> None:
+        ctx.invoke(crawl, **{**params, "force": params["force"] or (everything and all_every is not None)})
+
+    watch_passes(
+        one,
+        period_s=watch,
+        everything_every_s=all_every,
+        on_error=lambda exc: click.echo(f"crawl: this pass was not queued: {exc}", err=True),
+    )
 
 
 def _config_targets(config: str, only: tuple[str, ...], sandboxed: bool) -> dict[str, Any]:
@@ -395,6 +487,7 @@ class EntryPlan:
     target: Any = None
     kind: str | None = None
     package: Any = None  # the npm or PyPI package a sandboxed crawl fetches first (a PackageSpec)
+    server_env: dict[str, str] | None = None  # a package's or image's own environment, no runner's
 
     def row(self, results: list[CrawlResult]) -> dict[str, Any]:
         outcome, reason = self.outcome, self.reason
@@ -508,7 +601,12 @@ def _plan_registry(
                 if launch.package is not None:
                     # Fetched first, then run offline with only its own environment (no runner's).
                     package, target.env = launch.package, launch.server_env
-            plans.append(EntryPlan(entry, "inspect", target=target, kind=launch.kind, package=package))
+            own_env = dict(launch.server_env) if target.transport == "stdio" else None
+            plans.append(
+                EntryPlan(
+                    entry, "inspect", target=target, kind=launch.kind, package=package, server_env=own_env
+                )
+            )
     return plans, newest
 
 

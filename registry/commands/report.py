@@ -47,6 +47,9 @@ _SERVERS_PER_CHUNK = 10
 @click.option(
     "--jobs", type=click.IntRange(min=1), help="Worker processes for a site (default: one per CPU)."
 )
+@click.option(
+    "--full", is_flag=True, help="A site: render every server, not only those changed since the last build."
+)
 def report(
     out: str | None,
     fmt: str,
@@ -54,6 +57,7 @@ def report(
     template_dir: str | None,
     registry_url: str | None,
     jobs: int | None,
+    full: bool,
     **target: Any,
 ) -> None:
     """Render directory pages for the whole registry, or a report of one server.
@@ -75,10 +79,14 @@ def report(
                 "--format and --since apply to a report on one server; name a SNAPSHOT or TARGET"
             )
         with writing("--out", out):
-            count, servers = write_site(
-                Path(out), registry_url=registry_url, template_dir=template_dir, jobs=jobs
+            count, servers, rendered = write_site(
+                Path(out), registry_url=registry_url, template_dir=template_dir, jobs=jobs, full=full
             )
-        click.echo(f"wrote {counted(count, 'file')} for {counted(servers, 'server')} to {out}", err=True)
+        click.echo(
+            f"wrote {counted(count, 'file')} for {counted(servers, 'server')} to {out} "
+            f"({rendered} rendered, {servers - rendered} unchanged)",
+            err=True,
+        )
         return
     text = render_one(target, fmt=fmt, since=since, registry_url=registry_url, template_dir=template_dir)
     if out:
@@ -90,28 +98,54 @@ def report(
 
 
 def write_site(
-    out: Path, *, registry_url: str | None, template_dir: str | None, jobs: int | None = None
-) -> tuple[int, int]:
-    """Render every server of the registry into ``out``; returns (files, servers).
+    out: Path,
+    *,
+    registry_url: str | None,
+    template_dir: str | None,
+    jobs: int | None = None,
+    full: bool = False,
+) -> tuple[int, int, int]:
+    """Render the registry into ``out``; returns (files, servers, servers rendered).
 
-    Servers are judged and rendered one at a time, in ``jobs`` worker processes (default: one per
-    CPU), so memory stays flat however large the registry; the index is rendered last.
+    Only servers whose stored inputs, slug or renderer changed since the last build into ``out``
+    are judged and rendered again (all of them with ``full``); the index always is. Servers are
+    rendered one at a time, in ``jobs`` worker processes (default: one per CPU), so memory stays
+    flat however large the registry; the index is rendered last.
     """
     from registry.core.paths import resolve_registry_url
+    from registry.site.builds import (
+        BUILD_NAME,
+        BuiltServer,
+        build_bytes,
+        read_build,
+        renderer_key,
+        server_key,
+    )
     from registry.site.slugs import server_slugs
     from registry.site.writer import MANIFEST_NAME, render_index_files, site_manifest, stale_paths
+    from registry.storage.fingerprints import page_inputs
     from registry.storage.store import open_store
 
     url = resolve_registry_url(registry_url)
     with open_store(url) as store:
-        slugs = server_slugs(summary.name for summary in store.servers())
+        inputs = page_inputs(store)  # every server, by name: what its pages are built from
+    slugs = server_slugs(inputs)
     root = out.resolve()
     root.mkdir(parents=True, exist_ok=True)
     names = list(slugs)
+    renderer = renderer_key(template_dir)
+    keys = {name: server_key(renderer, slugs[name], inputs.get(name, "")) for name in names}
+    state = root / BUILD_NAME
+    built = {} if full or not state.is_file() else read_build(state.read_bytes())
+    kept = {
+        name: built[name]
+        for name in names
+        if name in built and built[name].key == keys[name] and (root / built[name].files[0]).is_file()
+    }
+    servers = [(name, slugs[name]) for name in names if name not in kept]
     if jobs is None:
-        jobs = min(_cpu_count(), len(names) // _MIN_SERVERS_PER_JOB)
-    jobs = max(1, min(jobs, len(names)))
-    servers = [(name, slugs[name]) for name in names]
+        jobs = min(_cpu_count(), len(servers) // _MIN_SERVERS_PER_JOB)
+    jobs = max(1, min(jobs, len(servers)))
     if jobs == 1:
         results = [_render_batch(url, template_dir, str(root), servers)]
     else:
@@ -128,36 +162,49 @@ def write_site(
             results = list(
                 pool.map(_render_batch, repeat(url), repeat(template_dir), repeat(str(root)), chunks)
             )
-    rows = [row for batch_rows, _ in results for row in batch_rows]
-    index = render_index_files(rows, template_dir=template_dir)
+    rendered = {
+        name: BuiltServer(keys[name], row, html, paths)
+        for batch in results
+        for name, row, html, paths in batch
+    }
+    now = {name: kept.get(name) or rendered[name] for name in names}
+    index = render_index_files(
+        [now[name].row for name in names],
+        template_dir=template_dir,
+        row_html={name: built.html for name, built in now.items()},
+    )
     _write_files(root, index)
-    produced = [*index, *(path for _, paths in results for path in paths)]
+    produced = [*index, *(path for name in names for path in now[name].files)]
+    listed = [*produced, BUILD_NAME]
     manifest = root / MANIFEST_NAME
     if manifest.is_file():
-        _remove_stale(root, stale_paths(manifest.read_bytes(), produced))
-    _write_files(root, {MANIFEST_NAME: site_manifest(produced)})
-    return len(produced), len(names)
+        _remove_stale(root, stale_paths(manifest.read_bytes(), listed))
+    _write_files(root, {BUILD_NAME: build_bytes(now), MANIFEST_NAME: site_manifest(listed)})
+    return len(produced), len(names), len(rendered)
 
 
 def _render_batch(
     url: str, template_dir: str | None, root: str, batch: list[tuple[str, str]]
-) -> tuple[list[dict[str, Any]], list[str]]:
-    """Judge, render and write a list of servers; returns their index rows and the files written."""
+) -> list[tuple[str, dict[str, Any], str, list[str]]]:
+    """Judge, render and write a list of servers; returns each one's name, index row (data and
+    HTML) and files."""
     from registry.site.server_data import server_data
     from registry.site.views import summary_row
-    from registry.site.writer import render_server_files
+    from registry.site.writer import index_row_html, render_server_files
     from registry.storage.store import open_store
 
-    rows: list[dict[str, Any]] = []
-    paths: list[str] = []
+    done: list[tuple[str, dict[str, Any], str, list[str]]] = []
+    if not batch:
+        return done
     with open_store(url) as store:
         for name, slug in batch:
             data = server_data(store, name)
             files = render_server_files(data, slug, template_dir=template_dir)
             _write_files(Path(root), files)
-            rows.append(summary_row(data, slug))
-            paths.extend(files)
-    return rows, paths
+            # As the build record keeps it, so a row kept from an earlier build renders the same.
+            row = json.loads(json.dumps(summary_row(data, slug)))
+            done.append((name, row, index_row_html(row, template_dir=template_dir), list(files)))
+    return done
 
 
 def _remove_stale(root: Path, stale: list[str]) -> None:

@@ -101,17 +101,33 @@ def render_server_files(
     return files
 
 
+def index_row_html(row: dict[str, Any], *, template_dir: str | None = None) -> str:
+    """A server's row of ``index.html``, from its ``summary_row``."""
+    return render("_index_row.html.j2", template_dir, row=row)
+
+
 def render_index_files(
-    rows: Sequence[dict[str, Any]], *, template_dir: str | None = None
+    rows: Sequence[dict[str, Any]],
+    *,
+    template_dir: str | None = None,
+    row_html: Mapping[str, str] | None = None,
 ) -> dict[str, bytes]:
-    """``index.html`` and ``index.json`` from the servers' ``summary_row``s."""
+    """``index.html`` and ``index.json`` from the servers' ``summary_row``s.
+
+    ``row_html`` holds rows already rendered by :func:`index_row_html`, by server name (a site
+    build keeps them for the servers that did not change); the others are rendered here."""
     # Case-insensitively, as a reader scans a list (awslabs between Asana and Context7); ties by case.
     rows = sorted(rows, key=lambda row: (row["name"].casefold(), row["name"]))
+    known = row_html or {}
     html = render(
         "index.html.j2",
         template_dir,
         **_assets(template_dir),
         rows=rows,
+        row_html={
+            row["name"]: Markup(known.get(row["name"]) or index_row_html(row, template_dir=template_dir))
+            for row in rows
+        },
         chart=score_chart(row["overall"] for row in rows),
         root="",
     )

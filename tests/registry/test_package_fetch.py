@@ -115,3 +115,33 @@ def test_a_crawl_reports_an_sdist_build_and_skipped_install_scripts_as_failed_in
     ), reasons
     assert "--sandbox off builds it" in reasons["io.github.test/docopt"]
     assert "its install scripts were not run: esbuild@0.24.0 postinstall" in reasons["io.github.test/esbuild"]
+
+
+def test_a_queued_registry_package_is_fetched_then_run_offline_by_the_worker(tmp_path):
+    """The job of esbuild's entry, run by a sandboxed worker's runner, goes through the same fetch as
+    crawl: its failure names the postinstall it did not run (npx -y would have run it)."""
+    from registry.commands.crawl import _plan_registry
+    from registry.inspecting.official.launch import Inputs
+    from registry.queue.jobs import InspectJob, JobRunner
+    from registry.queue.passes import crawl_jobs
+    from registry.storage.store import open_store
+
+    dump = registry_dump(
+        tmp_path,
+        {"registryType": "npm", "identifier": "esbuild", "version": ESBUILD.version,
+         "packageArguments": [{"type": "positional", "value": "--version"}]},
+    )  # fmt: skip
+    plans, _ = _plan_registry(
+        str(dump), None, all_versions=False, updated_since=None, force=False, inputs=Inputs(), sandboxed=True
+    )
+    (plan,) = plans
+    (job,) = crawl_jobs("p1", {plan.entry.key: plan.target}, names={plan.entry.key: plan.entry.name},
+                        labels={}, plans=plans, timeout=20, protocol_era="auto", attempts=1)  # fmt: skip
+    job = InspectJob.from_payload(json.loads(json.dumps(job.payload())))
+    with open_store(f"sqlite:///{tmp_path / 'r.sqlite'}") as store:
+        assert JobRunner(store).run(job, attempt=0) is not None
+        (inspection,) = store.inspections(plan.entry.name)
+        (entry,) = store.registry_entries()
+    assert not inspection.ok
+    assert "its install scripts were not run: esbuild@0.24.0 postinstall" in (inspection.error or "")
+    assert entry.outcome == "failed" and entry.reason == inspection.error

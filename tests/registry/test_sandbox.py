@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import signal
 import socket
 import subprocess
 import sys
@@ -27,6 +28,7 @@ from registry.core.errors import InspectionError, UsageError
 from registry.inspecting import sandbox
 from registry.inspecting.inspect import inspect
 from registry.inspecting.targets import Target
+from tests.conftest import require
 from tests.registry.conftest import HOSTILE, SERVERS
 from tests.registry.conftest import hostile_report as report
 
@@ -246,6 +248,73 @@ def test_crawl_is_sandboxed_by_default(world, listener, tmp_path, monkeypatch):
     assert result.returncode == 0, result.stderr
     assert "CANARY-" not in result.stdout
     assert not (world / "written").exists() and listener.accepted == []
+
+
+def test_a_queued_hostile_server_is_blocked_under_a_worker_as_under_crawl(
+    world, listener, tmp_path, monkeypatch
+):
+    """The same config crawled and queued: the worker, sandboxed by default, runs the hostile server
+    as crawl does, and everything it tries is blocked the same way."""
+    from registry.queue.passes import pass_outcomes
+    from registry.storage.store import open_store
+    from tests.registry.test_queue import BROKERS, _drop_queue, _reachable
+
+    url = BROKERS["redis"]
+    require(_reachable(url), f"no redis broker at {url} (set MCPDEX_TEST_REDIS_URL)", "CI runs Redis")
+    queue_name = f"mcpdex-test-{secrets.token_hex(5)}"
+    mark = "hostile-" + secrets.token_hex(6)
+    token = "tok-" + secrets.token_hex(8)
+    config = tmp_path / "servers.json"
+    entry = {"command": HOSTILE[0], "args": HOSTILE[1:], "env": hostile_env(world, listener, mark)}
+    config.write_text(json.dumps({"mcpServers": {"hostile": entry}}))
+    env = {**os.environ, "MCPDEX_TEST_TOKEN": token, "HOME": str(world), "MCPDEX_QUEUE_NAME": queue_name}
+    env.pop(sandbox.SANDBOX_VARIABLE, None)
+    monkeypatch.setenv("MCPDEX_QUEUE_NAME", queue_name)
+
+    def mcpdex(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "registry", *args], capture_output=True, text=True,
+                              timeout=120, env=env)  # fmt: skip
+
+    crawled, queued = (f"sqlite:///{tmp_path / name}" for name in ("crawled.sqlite", "queued.sqlite"))
+    result = mcpdex("crawl", str(config), "--save", "--registry", crawled, "--protocol-era", "legacy")
+    assert result.returncode == 0, result.stderr
+    result = mcpdex("crawl", str(config), "--enqueue", "--registry", queued, "--queue", url,
+                    "--protocol-era", "legacy", "--attempts", "1", "--format", "json")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    pass_id = json.loads(result.stdout)["pass"]
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "registry", "worker", "--registry", queued, "--queue", url],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 90
+        outcomes: list = []
+        while not outcomes and time.monotonic() < deadline and worker.poll() is None:
+            time.sleep(0.5)
+            with open_store(queued) as store:
+                outcomes = pass_outcomes(store, pass_id)
+    finally:
+        worker.send_signal(signal.SIGTERM)
+        _, err = worker.communicate(timeout=30)
+        _drop_queue("redis", url, queue_name)
+    assert "running 4 at once, sandboxed" in err
+    assert [o.ok for o in outcomes] == [True], err
+    snapshots = {}
+    for name, registry in (("crawl", crawled), ("worker", queued)):
+        with open_store(registry) as store:
+            snapshots[name] = store.snapshot("hostile")
+    under_worker, under_crawl = report(snapshots["worker"]), report(snapshots["crawl"])
+    for row in ("canary", "environ", "write", "tcp"):
+        assert under_worker[row].startswith("blocked"), under_worker
+        assert under_worker[row] == under_crawl[row], (under_worker, under_crawl)
+    assert snapshots["worker"]["source"]["sandbox"] == snapshots["crawl"]["source"]["sandbox"]
+    assert snapshots["worker"]["source"]["sandbox"]["network"] == "none"
+    text = json.dumps(snapshots["worker"])
+    assert "CANARY-" not in text and token not in text
+    assert not (world / "written").exists()
+    time.sleep(0.3)
+    assert listener.accepted == []
+    assert processes_with(mark) == [], "the double-forked sleeper outlived the job"
 
 
 def test_crawl_fails_closed_in_one_line_where_no_sandbox_can_be_made(tmp_path):
