@@ -114,7 +114,8 @@ _NEGATION = frozenset(
 # never read as specific however the model reads it.
 RARE_ZIPF = 4.0
 RARE_SHARE = 0.02
-DISCLOSURES = ("side_effect", "auth", "limits", "returns", "errors")
+# Labels a plain-worded sentence earns when it speaks of the tool's own object (_discloses_of_own_object).
+DISCLOSURES = ("usage", "side_effect", "auth", "limits", "returns", "errors")
 DISCLOSURE_CHANCE = 0.7  # how sure the model must be of a plain-worded disclosure (_discloses_of_own_object)
 DISCLOSURE_WORDS = 6
 # The parts of a tool definition itself (MCP's own terms): a sentence that names one speaks of the
@@ -204,19 +205,24 @@ _OBJECT_ENDS = frozenset(
         " until upon using via when where whether which while with within without"
     ).split()
 )
+# Prepositions that, right after a verb, lead to what it acts on ("search for places", "click on a link",
+# "look into logs"); "by" and "with" lead to a means ("search by text" names no object).
+_PHRASAL = frozenset(["for", "on", "into", "through"])
 _PHRASE_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'_.-]*")
 
 
 def object_phrase(text: str) -> list[str]:
     """The words a purpose sentence says the tool acts on: those after the verb that leads it (among its
     first three words) and the preposition that may follow it, up to the next preposition or conjunction
-    ("Get dividends for a symbol": dividends; "Search for places in an area": places)."""
-    words = _PHRASE_WORD.findall(text)
+    ("Get dividends for a symbol": dividends; "Search for places in an area": places; "Search by text":
+    none)."""
+    # A word keeps its inner dots and hyphens ("v2.1", "read-only") but not the full stop after it.
+    words = [word.rstrip(".-'") for word in _PHRASE_WORD.findall(text)]
     lead = next((i for i, word in enumerate(words[:3]) if verb_lemma(word) is not None), -1)
     taken: list[str] = []
     for position, word in enumerate(words[lead + 1 :]):
         if word.lower() in _OBJECT_ENDS:
-            if position == 0:  # the verb's own preposition: "Search for places", "Look up a word"
+            if position == 0 and word.lower() in _PHRASAL:  # the verb's own: "Search for places"
                 continue
             break
         taken.append(word)
@@ -234,11 +240,14 @@ def _own_object(word: str, context: ToolContext) -> bool:
 def _discloses_of_own_object(
     text: str, labels: Sequence[str], chances: Sequence[float], context: ToolContext
 ) -> bool:
-    """Whether a later unit the model surely reads as a disclosure (what a call returns, changes, needs,
-    bounds or how it fails) says it of the tool's own object, in plain words: "Failed reads for individual
-    files won't stop the entire operation" of read_multiple_files. The object must be named past the
-    unit's first word (which leads an imperative) and not as a parameter, and the unit must run to a
-    sentence, so "Raises an exception on invalid input" of any tool earns nothing."""
+    """Whether a later unit the model surely reads as a disclosure (when to call it, what a call returns,
+    changes, needs, bounds or how it fails) says it of the tool's own object, in plain words: "Failed
+    reads for individual files won't stop the entire operation" of read_multiple_files, "Use it to find a
+    note before editing it" of search_notes. The object must be named past the unit's first word (which
+    leads an imperative), neither as a parameter nor as one of the words for a tool definition's own
+    parts, and the unit must run to a sentence, so "Raises an exception on invalid input" of any tool
+    earns nothing. Words of the purpose's object and parameter names do not count: content-free
+    sentences share them by chance too often ("useful for many tasks" of task_status)."""
     if not any(chances[LABELS.index(label)] >= DISCLOSURE_CHANCE for label in DISCLOSURES if label in labels):
         return False
     words = _PHRASE_WORD.findall(text)
@@ -458,7 +467,7 @@ def read_units(
     model = model or shipped_model()
     context = replace(context, common=model.common)
     tokens = [_tokens(unit.text, context) for unit in units]
-    read = []
+    read: list[ReadUnit] = []
     for index, unit in enumerate(units):
         features = unit_features(units, index, context, tokens.__getitem__)
         labels, specific, chances = model.read(features)

@@ -175,7 +175,8 @@ WHAT_STAYS = [
     "tool changes and the contradiction of readOnlyHint are read from tool names, which have no sentences.",
     "The specificity rule (`scoring/reading.py`): a sentence counts as specific only when it holds a value, "
     "a name, a word rare in English and in tool descriptions, or, opening the description as its purpose, "
-    "a word that names an object, or, later, is a disclosure the model is sure of that names the tool's "
+    "a word that names an object, or, later, is a disclosure the model is sure of (when to call it, what "
+    "it returns, changes, needs, bounds or how it fails) that names the tool's "
     "own object (a word of its name, neither a parameter nor one of the words for a tool definition's own "
     "parts: parameter, schema, result…). The model alone calls nearly every sentence specific (nine in ten "
     "of the labelled ones are), content-free wording included; the rule is what keeps that wording from "

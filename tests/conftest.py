@@ -15,6 +15,13 @@ from typing import Any
 
 import pytest
 
+# Something in the test process's start-up (a terminal library under a plugin) exports COLUMNS and LINES
+# to the C environment without putting them in os.environ; every child would inherit a width of 80 its
+# user never set, and cut its tables to it. Children get the environment os.environ shows.
+for _name in ("COLUMNS", "LINES"):
+    if _name not in os.environ:
+        os.unsetenv(_name)
+
 REPO = Path(__file__).resolve().parents[1]
 PEERS = REPO / ".peers"
 NPM_MODULES = PEERS / "npm" / "node_modules" / "@modelcontextprotocol"

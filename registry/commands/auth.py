@@ -103,7 +103,14 @@ def logout(url: str) -> None:
 
 @auth.command("status")
 @_url_argument
-@click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text", show_default=True)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(("text", "json")),
+    default="text",
+    show_default=True,
+    help="text for people, json for scripts.",
+)
 def status(url: str, fmt: str) -> None:
     """What is kept for the server at URL: whether a token is, its scope and expiry (never the token)."""
     from registry.inspecting.oauth import TokenCache

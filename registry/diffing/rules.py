@@ -1064,7 +1064,13 @@ RULES: tuple[Rule, ...] = tuple(
             "with --severity tool-quality-dropped=warning. A tool whose old input schema was missing or "
             "invalid is not compared: it scored Parameters 1 then, and declaring the schema is the change.",
             "{tool}: TDQS tier fell, {before} → {after}. {detail}",
-            (_tool(description="Search notes by text. Read-only."), _TOOL),
+            (
+                _tool(
+                    description="Search notes by their title and body text. Returns up to 20 matching note "
+                    "ids, best first; an empty list when nothing matches."
+                ),
+                _TOOL,
+            ),
         ),
         Rule(
             "tool-score-dropped",

@@ -260,17 +260,17 @@ SIBLINGS = (
         "Ignored.",
     ),
 )
-SEARCH_A = search_notes(  # A (4.7)
+SEARCH_A = search_notes(  # A (4.4)
     "Search notes by their title and body text. Use it to find a note before reading or editing it; to "
     "list every note use list_notes instead. Returns up to 20 matches as note ids with titles, best "
     "first; an empty list when nothing matches. Read-only."
 )
-SEARCH_A_LOWER = search_notes(  # A (3.9)
+SEARCH_A_LOWER = search_notes(  # A (4.0)
     "Search notes by their title and body text. Use it to find a note before reading or editing it. "
     "Returns up to 20 matches."
 )
 SEARCH_B = search_notes("Search notes by text.")  # B (3.0)
-SEARCH_C = search_notes("Search notes.")  # C (2.2)
+SEARCH_C = search_notes("Search notes.")  # C (2.3)
 PURGE = {"name": "purge", "inputSchema": {"type": "object"}}  # no description: D (1.0)
 
 
@@ -294,8 +294,8 @@ def test_tool_tier_drop_fails_the_default_gate_and_says_what_fell() -> None:
     assert quality_rows(report) == [("tool-quality-dropped", "breaking", True)]
     [change] = [c for c in report["changes"] if c["rule"] == "tool-quality-dropped"]
     assert (change["tool"], change["where"], change["path"]) == ("search_notes", "Quality", "/quality")
-    assert (change["before"], change["after"]) == ({"tier": "A", "total": 4.7}, {"tier": "B", "total": 3.0})
-    assert change["message"].startswith("search_notes: TDQS tier fell, A (4.7) → B (3.0). ")
+    assert (change["before"], change["after"]) == ({"tier": "A", "total": 4.4}, {"tier": "B", "total": 3.0})
+    assert change["message"].startswith("search_notes: TDQS tier fell, A (4.4) → B (3.0). ")
     siblings = [tool["name"] for tool in SIBLINGS]
     old = score_tool(SEARCH_A, siblings)["dimensions"]["usage_guidelines"]
     new = score_tool(SEARCH_B, siblings)["dimensions"]["usage_guidelines"]
@@ -309,7 +309,7 @@ def test_drop_within_a_tier_is_info_and_passes() -> None:
     assert report["passed"]
     assert quality_rows(report) == [("tool-score-dropped", "info", False)]
     [change] = [c for c in report["changes"] if c["rule"] == "tool-score-dropped"]
-    assert "A (4.7) → A (3.9)" in change["message"]
+    assert "A (4.4) → A (4.0)" in change["message"]
 
 
 def test_poorly_described_new_tool_fails_on_the_server_roll_up() -> None:
@@ -318,7 +318,7 @@ def test_poorly_described_new_tool_fails_on_the_server_roll_up() -> None:
     assert quality_rows(report) == [("server-quality-dropped", "breaking", True)]
     [change] = [c for c in report["changes"] if c["rule"] == "server-quality-dropped"]
     assert change["tool"] is None and change["path"] == "/server/quality"
-    assert change["message"].startswith("Server quality fell a tier, overall A (4.7) → B (3.3). ")
+    assert change["message"].startswith("Server quality fell a tier, overall A (4.5) → B (3.2). ")
     assert "(`purge`, tier D)" in change["message"]
 
 
@@ -384,7 +384,7 @@ def test_every_format_renders_a_quality_drop() -> None:
         report, "markdown"
     )
     text = render_report(report, "text")
-    assert "BREAKING  Quality\n            search_notes: TDQS tier fell, A (4.7) → B (3.0)." in text
+    assert "BREAKING  Quality\n            search_notes: TDQS tier fell, A (4.4) → B (3.0)." in text
     data = json.loads(render_report(report, "json"))
     assert [c["after"] for c in data["changes"] if c["area"] == "quality"] == [{"tier": "B", "total": 3.0}]
     assert any(

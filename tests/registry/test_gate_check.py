@@ -93,8 +93,9 @@ def test_lock_change_fail_ignore_pass_update(tmp_path: Path) -> None:
 def test_check_fails_when_a_description_gets_worse(tmp_path: Path) -> None:
     (tmp_path / "server.py").write_text(SERVER, encoding="utf-8")
     described = (
-        "DEMO_DESCRIPTION=Search notes by their text, newest first. Use it to find a note before reading "
-        "it. Returns up to limit matching lines; an empty string when nothing matches. Read-only."
+        "DEMO_DESCRIPTION=Search notes by their title and body text, newest first: `query` is matched as "
+        "words, case-insensitively. Returns up to `limit` matching lines (default 10) as plain text, or an "
+        "empty string when nothing matches. Read-only: it changes no note."
     )
     assert run(tmp_path, "lock", *target(described)).returncode == 0
 
@@ -103,7 +104,7 @@ def test_check_fails_when_a_description_gets_worse(tmp_path: Path) -> None:
     assert worse.returncode == 1, worse.stdout + worse.stderr
     assert "| 🔴 breaking | `search` | Quality | search: TDQS tier fell, A (" in worse.stdout
     assert "`tool-quality-dropped` · `" in worse.stdout and "**fails the gate**" in worse.stdout
-    assert "Behavior 4 → 2: Discloses no behaviour" in worse.stdout, worse.stdout
+    assert "Parameters 4 → 2: The schema describes 0 of 2 parameters" in worse.stdout, worse.stdout
 
     schema_only = run(tmp_path, "check", "--no-quality", *target())
     assert schema_only.returncode == 0, schema_only.stdout + schema_only.stderr

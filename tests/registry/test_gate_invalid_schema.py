@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from registry.gating.policy import evaluate
 from registry.inspecting.inspect import inspect
 from scoring import score_snapshot
 
@@ -68,13 +69,20 @@ def test_check_reports_no_quality_drop_when_the_old_schema_was_invalid(tmp_path:
     report = json.loads(checked.stdout)
     quality = [change for change in report["changes"] if change["area"] == "quality"]
     assert quality == [], quality
-    # The declared schema's five undocumented properties do lower the tool's total: the drop left out is
-    # the one an invalid old schema caused.
+    # What keeps a tool's drop out is its invalid old schema: the new version with a shorter description
+    # is not reported against the recorded one, and it is against the same old version with its schema
+    # valid.
     old, new = (
-        {
-            card["name"]: card
-            for card in score_snapshot(inspect(argv, timeout=10, protocol_era="legacy"))["tools"]
-        }
-        for argv in (DECLARED_LATER[3:], declared[3:])
+        inspect(argv, timeout=10, protocol_era="legacy") for argv in (DECLARED_LATER[3:], declared[3:])
     )
-    assert new["search_notes"]["total"] < old["search_notes"]["total"]
+    shorter = {**new, "tools": [{**new["tools"][0], "description": "Search notes."}, *new["tools"][1:]]}
+    kept = [c["rule"] for c in evaluate(old, shorter, quality=True)["changes"] if c["tool"] == "search_notes"]
+    assert "tool-quality-dropped" not in kept and "tool-score-dropped" not in kept, kept
+    valid_old = {
+        **old,
+        "tools": [{**old["tools"][0], "inputSchema": new["tools"][0]["inputSchema"]}, *old["tools"][1:]],
+    }
+    dropped = [
+        c["rule"] for c in evaluate(valid_old, shorter, quality=True)["changes"] if c["area"] == "quality"
+    ]
+    assert "tool-quality-dropped" in dropped, dropped

@@ -391,7 +391,6 @@ _EVERYDAY = "everyday words only: no value, name or rare word the specificity ru
 KNOWN_MISSES = {
     name: pytest.mark.xfail(strict=True, raises=AssertionError, reason=reason)
     for name, reason in {
-        "says when": _EVERYDAY,
         "says when not": _EVERYDAY,
         "example implies usage": _EVERYDAY,
         "when plus when-not beats when alone": _EVERYDAY,

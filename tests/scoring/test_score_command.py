@@ -66,7 +66,7 @@ def test_score_markdown_is_a_pr_report(snapshot_file: Path) -> None:
     assert result.returncode == 1
     assert result.stdout.startswith("## ❌ mcpdex score: `memory-demo`")
     assert "| `process` | 1 |" in result.stdout
-    assert "gate failed: 1 tool(s) below tier B: process (D " in result.stderr
+    assert "gate failed: 1 tool below tier B: process (D " in result.stderr
 
 
 def test_min_tier_passes_when_every_tool_meets_it(tmp_path: Path, memory_read: dict) -> None:
