@@ -73,11 +73,11 @@ def _failed(checks: list[dict[str, Any]]) -> list[str]:
     return [f"{c['id']}: {c.get('description', '')}" for c in checks if c.get("status") == "FAILURE"]
 
 
-def _run_client(
-    suite: list[str], scenario: str, output: Path, *inspect_options: str, env: dict[str, str] | None = None
-) -> list[dict[str, Any]]:
-    command = " ".join([sys.executable, str(HERE / "client"), *inspect_options])
-    subprocess.run(
+def _run_scenario(
+    suite: list[str], scenario: str, output: Path, command: str, env: dict[str, str] | None = None
+) -> tuple[subprocess.CompletedProcess[str], list[dict[str, Any]]]:
+    """The suite's client ``scenario`` run against ``command``: the run, and its one result's checks."""
+    done = subprocess.run(
         [*suite, "client", "--command", command, "--scenario", scenario, "-o", str(output)],
         capture_output=True,
         text=True,
@@ -87,7 +87,14 @@ def _run_client(
     )
     runs = _checks(output)
     assert len(runs) == 1, f"{scenario}: the suite wrote no result ({sorted(runs)})"
-    return next(iter(runs.values()))
+    return done, next(iter(runs.values()))
+
+
+def _run_client(
+    suite: list[str], scenario: str, output: Path, *inspect_options: str, env: dict[str, str] | None = None
+) -> list[dict[str, Any]]:
+    command = " ".join([sys.executable, str(HERE / "client"), *inspect_options])
+    return _run_scenario(suite, scenario, output, command, env)[1]
 
 
 @pytest.mark.parametrize("scenario", CLIENT_SCENARIOS)
@@ -176,25 +183,8 @@ def test_auth_login_keeps_a_token_that_status_shows_and_logout_forgets(
     data = tmp_path / "data"
     env = {"MCPDEX_DATA_DIR": str(data), "BROWSER": f"{sys.executable} {HERE / 'browser'} %s"}
     command = f"{sys.executable} -m registry auth login --timeout 30"
-    done = subprocess.run(
-        [
-            *suite,
-            "client",
-            "--command",
-            command,
-            "--scenario",
-            "auth/metadata-default",
-            "-o",
-            str(tmp_path / "o"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=_SCENARIO_TIMEOUT_S,
-        check=False,
-        env=os.environ | env,
-    )
-    runs = _checks(tmp_path / "o")
-    assert runs and not _failed(next(iter(runs.values()))), done.stdout[-3000:]
+    done, checks = _run_scenario(suite, "auth/metadata-default", tmp_path / "o", command, env)
+    assert not _failed(checks), done.stdout[-3000:]
     cached = list((data / "oauth").glob("*.json"))
     assert len(cached) == 1 and stat.S_IMODE(cached[0].stat().st_mode) == 0o600
     kept = json.loads(cached[0].read_text(encoding="utf-8"))
@@ -241,24 +231,7 @@ def test_an_expired_token_is_not_sent_again(suite: list[str], tmp_path: Path) ->
     script.write_text(_EXPIRE_THEN_INSPECT, encoding="utf-8")
     env = {"MCPDEX_DATA_DIR": str(data), "BROWSER": f"{sys.executable} {HERE / 'browser'} %s"}
     command = f"{sys.executable} {script} {data}"
-    subprocess.run(
-        [
-            *suite,
-            "client",
-            "--command",
-            command,
-            "--scenario",
-            "auth/metadata-default",
-            "-o",
-            str(tmp_path / "o"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=_SCENARIO_TIMEOUT_S,
-        check=False,
-        env=os.environ | env,
-    )
-    (checks,) = _checks(tmp_path / "o").values()
+    _, checks = _run_scenario(suite, "auth/metadata-default", tmp_path / "o", command, env)
     assert not _failed(checks), _failed(checks)
     grants = [c["details"]["grantType"] for c in checks if c["id"] == "token-request"]
     assert grants == ["authorization_code", "authorization_code"], grants
