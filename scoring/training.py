@@ -68,6 +68,9 @@ CALIBRATION = ("glama-dev.json", "glama-dev-2.json")
 _C = 1.0
 _DECIMALS = 3  # weights are written rounded, so the file is the same wherever it is regenerated
 _MIN_COUNT = 2  # a feature of a single labelled unit teaches nothing about the next one
+# Fitted to convergence, not to the solver's default tolerance: weights that stopped early differ in their
+# third decimal from one machine's floating point to another's, and the refit must be byte-identical.
+_TOLERANCE = 1e-9
 
 
 def group_of(server: str) -> str:
@@ -293,7 +296,9 @@ def fit_sentence_model(corpus: Corpus) -> SentenceModel:
             bias.append(-30.0)
             continue
         balanced = "balanced" if position < len(LABELS) else None
-        model = LogisticRegression(C=_C, solver="liblinear", class_weight=balanced, max_iter=1000)
+        model = LogisticRegression(
+            C=_C, solver="liblinear", class_weight=balanced, tol=_TOLERANCE, max_iter=10_000
+        )
         model.fit(matrix, values)
         columns.append([float(weight) for weight in model.coef_[0]])
         bias.append(float(model.intercept_[0]))
