@@ -331,6 +331,41 @@ def test_on_a_phone_a_wide_table_is_stacked_each_value_after_its_column_name(bro
     page.close()
 
 
+def test_a_probed_memory_servers_profile_tables_fit_a_phone(browser, tmp_path) -> None:
+    url = f"sqlite:///{tmp_path / 'registry.sqlite'}"
+    mcpdex(
+        "probe",
+        "--save",
+        "--allow-writes",
+        "--registry",
+        url,
+        "--name",
+        "notes",
+        "--timeout",
+        "120",
+        "--",
+        *MCPDEX,
+        "memory",
+        "--db",
+        str(tmp_path / "scratch.db"),
+    )
+    mcpdex("report", "--out", str(tmp_path / "site"), "--registry", url)
+    page, problems = open_page(
+        browser, tmp_path / "site" / "servers" / "notes" / "index.html", viewport=PHONE, is_mobile=True
+    )
+    assert page.evaluate(_PAST_THE_PHONE, PHONE["width"]) <= 0
+    for label in ("Memory features against the official server", "Token cost of each read form"):
+        table = page.locator(f"table[aria-label='{label}']")
+        table.scroll_into_view_if_needed()
+        box = table.bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], label
+    page.locator("#memory-profile table.stack").first.screenshot(
+        path=str(ARTIFACTS / "phone-memory-profile.png")
+    )
+    assert problems == []
+    page.close()
+
+
 def test_the_single_server_report_works_from_file_without_network(browser, peer_site, tmp_path) -> None:
     out = tmp_path / "time.html"
     registry = f"sqlite:///{peer_site.parent / 'registry.sqlite'}"
