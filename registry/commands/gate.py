@@ -66,7 +66,8 @@ def lock(out: str, **target: Any) -> None:
     type=click.Choice(LEVELS),
     default="breaking",
     show_default=True,
-    help="Fail on schema and tool changes at this level or above (description lints: --fail-on-lint).",
+    help="Fail on schema and tool changes at this level or above (description lints: --fail-on-lint; "
+    "quality drops: --quality).",
 )
 @click.option(
     "--fail-on-lint/--no-fail-on-lint",
@@ -99,7 +100,8 @@ def lock(out: str, **target: Any) -> None:
     "--quality/--no-quality",
     default=True,
     show_default=True,
-    help="Score both sides: a tool or the server roll-up that falls a TDQS tier fails the gate.",
+    help="Score both sides: a tool or the server roll-up that falls a TDQS tier is a quality drop, "
+    "counted apart from breaking changes, and fails the gate.",
 )
 @click.option(
     "--max-context-tokens",

@@ -393,6 +393,24 @@ def test_index_lists_each_server_with_tier_version_and_change_level() -> None:
     assert "<svg" in html and "Servers by overall score" in html
 
 
+def test_a_quality_drop_is_its_own_level_on_the_index_and_the_server_page() -> None:
+    breaking = make_server("breaking")
+    dropped = make_server("dropped")
+    [change] = dropped.versions[-1]["changes"]
+    drop = {**change, "rule": "tool-quality-dropped", "level": "quality", "area": "quality"}
+    dropped.versions[-1]["changes"] = [drop, {**drop, "fingerprint": "0123456789ab"}]
+    files = render_site([breaking, dropped])
+    rows = {row["name"]: row for row in json.loads(files["index.json"])["servers"]}
+    assert (rows["dropped"]["change_level"], rows["breaking"]["change_level"]) == ("quality", "breaking")
+    # most severe first when the index sorts by its latest change: a break above a quality drop
+    assert rows["breaking"]["change_rank"] > rows["dropped"]["change_rank"] > 0
+    cell = f'<td class="optional" data-sort="{rows["dropped"]["change_rank"]}">'
+    assert cell + '<span class="level-quality">quality' in files["index.html"].decode()
+    page = files["servers/dropped/index.html"].decode()
+    assert '<span class="level-quality">2 quality drops</span>' in page
+    assert '<strong class="level-quality">quality</strong>' in page and 'class="level-breaking"' not in page
+
+
 def test_score_chart_bins_overall_scores_by_half_points() -> None:
     chart = score_chart([1.0, 1.4, 3.5, 4.9, 5.0, None])
     counts = {entry["label"]: entry["count"] for entry in chart["bins"]}
