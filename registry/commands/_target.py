@@ -279,10 +279,15 @@ def snapshot_from_options(
 
 def load_scorer() -> None:
     """Load the scorer and the token counter: ``meanwhile`` for the commands that score what they
-    inspect, so that a local server starts up while they load rather than before."""
-    import importlib
+    inspect, so that they load while a local server starts up rather than after it answered."""
+    from registry.diffing.context_cost import context_cost
+    from scoring import score_snapshot
 
-    from registry.core.tokens import token_counter
+    # One small tool scored and measured loads what the scorer loads on first use (its models,
+    # tables and validators) and the tokenizer; the card is not kept.
+    sample = {"tools": [{"name": "search_notes", "description": "Search notes.", "inputSchema": _SAMPLE}]}
+    score_snapshot(sample)
+    context_cost(sample)
 
-    importlib.import_module("scoring")
-    token_counter()
+
+_SAMPLE = {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}

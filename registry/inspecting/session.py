@@ -7,7 +7,9 @@ and :func:`open_client` (a session kept open to call tools, for the memory probe
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
+import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -76,9 +78,9 @@ async def session(
 ) -> dict[str, Any]:
     """One connection to ``target``: its server info, capabilities and every listed item, checked, with
     the problems found (and ``_era``, the era it spoke). Listing ends by ``work_by``, the server by
-    ``stop_by`` (both ``anyio.current_time()``); ``meanwhile`` is called once, when the server has
-    been started. A stdio server in the handshake era is listed without
-    the SDK (``registry.inspecting.rpc``), the rest through the SDK's ``Client``."""
+    ``stop_by`` (both ``anyio.current_time()``); ``meanwhile`` runs in a thread of its own from when
+    the server has been started, and has ended when this returns. A stdio server in the handshake
+    era is listed without the SDK (``registry.inspecting.rpc``), the rest through the SDK's ``Client``."""
     import anyio
 
     from registry.inspecting.rpc import listed_without_sdk
@@ -100,6 +102,7 @@ async def session(
     for key in ("tools", "resources", "resourceTemplates", "prompts"):
         read[key] = check_items(key, read[key], modern, problems, check_by)
     problems.extend(wire.stream_problems())
+    listing.finished()
     server_info = read.pop("_server_info")
     if not server_info.get("name"):
         problems.append(
@@ -137,12 +140,28 @@ class _Listing:
     ) -> None:
         self.wire, self.problems, self.max_items, self.list_by = wire, problems, max_items, list_by
         self._meanwhile = meanwhile
+        self._thread: threading.Thread | None = None
 
     def started(self) -> None:
-        """The server has been started: the caller's ``meanwhile`` runs (once) while it starts up."""
+        """The server has been started: the caller's ``meanwhile`` starts (once), in a thread, so that
+        it runs while the server starts up and while this one waits on the server's answers."""
         meanwhile, self._meanwhile = self._meanwhile, None
-        if meanwhile is not None:
-            meanwhile()
+        if meanwhile is None:
+            return
+
+        def run() -> None:
+            # What it raises is the caller's to meet again when it does the same work itself, not a
+            # failure of the inspection.
+            with contextlib.suppress(Exception):
+                meanwhile()
+
+        self._thread = threading.Thread(target=run, name="mcpdex-meanwhile", daemon=True)
+        self._thread.start()
+
+    def finished(self) -> None:
+        """Wait for ``meanwhile`` to end."""
+        if self._thread is not None:
+            self._thread.join()
 
     async def lists(self, page: Callable[[str], Any], resources: bool, prompts: bool) -> dict[str, list[Any]]:
         """Tools always; resources and their templates, and prompts, where the server offers them.
@@ -203,8 +222,6 @@ async def _read_without_sdk(
 async def _read_with_sdk(
     target: Target, era: str, errlog: IO[str], remaining: float, stop_by: float, listing: _Listing
 ) -> dict[str, Any]:
-    import contextlib
-
     wire = listing.wire
     # The transport opens before the SDK is imported: a stdio server starts up while `import mcp`
     # (most of a short inspection's time) runs, instead of after it.

@@ -73,3 +73,33 @@ def test_a_server_inherits_what_the_sdk_stdio_client_passes_on(monkeypatch) -> N
     assert ours == get_default_environment()
     assert ours["HOME"] == "/home/someone" and ours["PATH"] == os.environ["PATH"]
     assert "TERM" not in ours and "MCPDEX_TEST_SECRET" not in ours and "LOGNAME" not in ours
+
+
+def test_meanwhile_runs_once_in_its_own_thread_while_the_server_runs_and_ends_before_inspect_returns(
+    tmp_path: Path,
+) -> None:
+    import threading
+    import time
+
+    from registry.inspecting import processes
+    from registry.inspecting.inspect import inspect
+
+    seen: list[tuple[str, bool, bool]] = []
+
+    def meanwhile() -> None:
+        server_running = bool(processes.running)
+        time.sleep(0.3)  # longer than the notes server takes to answer: inspect must wait for it
+        seen.append((threading.current_thread().name, server_running, True))
+
+    server = [sys.executable, str(SERVERS / "notes_server.py")]
+    for era in ("legacy", "modern"):
+        seen.clear()
+        argv = (
+            server
+            if era == "legacy"
+            else [sys.executable, "-m", "registry", "memory", "--db", str(tmp_path / "g.db")]
+        )
+        snapshot = inspect(argv, protocol_era=era, meanwhile=meanwhile)
+        assert snapshot["tools"]
+        ((name, server_running, finished),) = seen
+        assert name != threading.main_thread().name and server_running and finished, era
