@@ -4,8 +4,9 @@ A target (``registry.inspecting.targets``) is reached over a transport (``transp
 whose every message is teed, so tools are recorded verbatim (vendor fields included) and a
 definition the SDK rejects is still recorded, with the reason in ``problems`` (``session``,
 ``listing``). One deadline bounds the whole inspection, including stopping the server; a failure
-becomes one line (``failures``). ``mcp`` is imported only when an inspection runs, so commands that
-never inspect start fast.
+becomes one line (``failures``). ``mcp`` is imported only when an inspection needs it, so commands
+that never inspect start fast, and a local stdio server in the handshake era is listed without it
+(``rpc``).
 """
 
 from __future__ import annotations
