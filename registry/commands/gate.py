@@ -142,7 +142,7 @@ def check(
     mcpdex check --no-quality -- python server.py  # schema changes only; no scoring
     mcpdex check --max-context-tokens 4000 -- python server.py
     """
-    from registry.commands._target import snapshot_from_options
+    from registry.commands._target import load_scorer, snapshot_from_options
     from registry.core.errors import UsageError
     from registry.core.snapshot import dump_snapshot, load_snapshot
     from registry.gating.formats import append_step_summary, render_report
@@ -162,7 +162,7 @@ def check(
             f"{baseline_file}: no baseline; write one with `mcpdex lock` (same target) and commit it"
         )
 
-    current = snapshot_from_options(**target)
+    current = snapshot_from_options(**target, meanwhile=load_scorer if quality else None)
     foreign: frozenset[str] = frozenset()
     if baseline_file:
         old = dict(load_snapshot(baseline_file)) if os.path.isfile(baseline_file) else None

@@ -70,6 +70,39 @@ def test_o200k_counts_known_strings():
     assert get_encoding("o200k_base").encode("Hello world") == [13225, 2375]
 
 
+def test_the_counter_loads_o200k_alone_and_counts_as_the_packages_encode_ordinary():
+    # The package's import decodes three encodings (about a second); the counter loads only o200k_base.
+    script = (
+        "import sys, json\n"
+        "from registry.core.tokens import token_counter\n"
+        "label, count = token_counter()\n"
+        "loaded = 'bpe_openai' in sys.modules\n"
+        "texts = json.load(sys.stdin)\n"
+        "counts = [count(t) for t in texts]\n"
+        "from bpe_openai import get_encoding\n"
+        "encoding = get_encoding('o200k_base')\n"
+        "pieces = [[t[i : i + 50000] for i in range(0, len(t), 50000)] for t in texts]\n"
+        "expected = [sum(len(encoding.encode_ordinary(p)) for p in ps) for ps in pieces]\n"
+        "print(json.dumps([label, loaded, counts, expected]))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], input=json.dumps(COUNTED), capture_output=True, text=True, check=True
+    )
+    label, loaded, counts, expected = json.loads(out.stdout)
+    assert label == ENCODING and not loaded
+    assert counts == expected and all(counts[:-1])
+
+
+COUNTED = [
+    "Hello world",
+    "special spellings <|endoftext|> and <|fim_prefix|> are text",
+    "a lone surrogate \ud800 is replaced",
+    "日本語のテキスト 🎉 émoji " * 40,
+    "long " * 30_000,
+    "",
+]
+
+
 def test_without_the_tokenizer_tokens_are_an_estimate_and_say_so():
     script = (
         "import sys, json; sys.modules['bpe_openai'] = None\n"
