@@ -127,7 +127,13 @@ def write_site(
         server_key,
     )
     from registry.site.slugs import server_slugs
-    from registry.site.writer import MANIFEST_NAME, render_index_files, site_manifest, stale_paths
+    from registry.site.writer import (
+        MANIFEST_NAME,
+        render_index_files,
+        site_assets,
+        site_manifest,
+        stale_paths,
+    )
     from registry.storage.fingerprints import page_inputs
     from registry.storage.store import open_store
 
@@ -178,9 +184,12 @@ def write_site(
         entry.name: BuiltServer(keys[entry.name], entry, paths) for batch in results for entry, paths in batch
     }
     now = {name: kept.get(name) or rendered[name] for name in names}
-    index = render_index_files([built.entry for built in now.values()], template_dir=template_dir)
-    _write_files(root, index)
-    produced = [*index, *(path for name in names for path in now[name].files)]
+    shared = {  # the files of no one server
+        **render_index_files([built.entry for built in now.values()], template_dir=template_dir),
+        **site_assets(template_dir),
+    }
+    _write_files(root, shared)
+    produced = [*shared, *(path for name in names for path in now[name].files)]
     listed = [*produced, BUILD_NAME]
     manifest = root / MANIFEST_NAME
     if manifest.is_file():

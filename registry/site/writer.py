@@ -41,7 +41,7 @@ def render_server_report(server: ServerData, *, template_dir: str | None = None)
     return render(
         "server.html.j2",
         template_dir,
-        **_assets(template_dir),
+        **_inline_assets(template_dir),
         **server_context(server, tool_slugs(server), template_dir),
         standalone=True,
         root="",
@@ -61,7 +61,7 @@ def render_server_files(
     folder = f"servers/{slug}"
     slugs = tool_slugs(server)
     context = server_context(server, slugs, template_dir)
-    assets = _assets(template_dir)
+    assets = _LINKED_ASSETS
     encoded, holders = shared_parts(server)
     concerning = changes_by_tool(server.versions)
     document = server_document(server)
@@ -122,7 +122,7 @@ def render_index_files(entries: Iterable[IndexEntry], *, template_dir: str | Non
     html = render(
         "index.html.j2",
         template_dir,
-        **_assets(template_dir),
+        **_LINKED_ASSETS,
         rows=rows,
         rows_html=Markup("".join(entry.html for entry in ordered)),  # rendered from our templates
         chart=score_chart(row["overall"] for row in rows),
@@ -142,7 +142,7 @@ class SiteFiles(Mapping[str, bytes]):
         self._template_dir = template_dir
         self._servers = sorted(servers, key=lambda server: server.name)
         self._slugs = server_slugs(server.name for server in self._servers)
-        self._owner: dict[str, int] = {"index.html": -1, "index.json": -1}
+        self._owner: dict[str, int] = {"index.html": -1, "index.json": -1, **dict.fromkeys(ASSETS, -2)}
         for position, server in enumerate(self._servers):
             folder = f"servers/{self._slugs[server.name]}"
             for name in ("index.html", "index.json"):
@@ -165,6 +165,8 @@ class SiteFiles(Mapping[str, bytes]):
 
     def __getitem__(self, path: str) -> bytes:
         position = self._owner[path]
+        if position == -2:
+            return site_assets(self._template_dir)[path]
         if position < 0:
             if self._index is None:
                 entries = [
@@ -183,7 +185,8 @@ class SiteFiles(Mapping[str, bytes]):
 
 
 def render_site(servers: Iterable[ServerData], *, template_dir: str | None = None) -> SiteFiles:
-    """The whole directory: ``index.html``, a page per server and per tool, JSON beside each.
+    """The whole directory: ``index.html``, a page per server and per tool, JSON beside each, and
+    the stylesheet and script they all link to.
 
     A mapping of relative path to bytes, rendered lazily. ``mcpdex report`` instead calls
     ``render_server_files`` per server (in worker processes) and ``render_index_files`` once.
@@ -229,9 +232,29 @@ def stale_paths(manifest: bytes, produced: Iterable[str]) -> list[str]:
     )
 
 
+# The stylesheet and script of a site, one file each that every page links to (a page would
+# otherwise repeat 10 KB of them), by path and by the template each is rendered from.
+ASSETS = {"assets/site.css": "_site.css", "assets/site.js": "_site.js"}
+
+# A site page allows only style and script from the site itself: its own two files.
+_LINKED_ASSETS: dict[str, Any] = {
+    "css": None,
+    "script": None,
+    "csp": (
+        "default-src 'none'; img-src data:; base-uri 'none'; form-action 'none'; "
+        "style-src 'self'; script-src 'self'"
+    ),
+}
+
+
+def site_assets(template_dir: str | None = None) -> dict[str, bytes]:
+    """The files every page of a site links to: its stylesheet and its script."""
+    return {path: render(name, template_dir).encode("utf-8") for path, name in ASSETS.items()}
+
+
 @cache
-def _assets(template_dir: str | None) -> dict[str, Any]:
-    """Inline CSS and script with their CSP hashes, so pages allow nothing else to run."""
+def _inline_assets(template_dir: str | None) -> dict[str, Any]:
+    """Inline CSS and script with their CSP hashes, so a page on its own allows nothing else to run."""
     css = render("_site.css", template_dir)
     script = render("_site.js", template_dir)
     return {
