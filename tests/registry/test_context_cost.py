@@ -239,3 +239,42 @@ def test_hostile_text_is_counted_not_refused() -> None:
     huge = context_cost({"tools": [{"name": "t", "description": "word " * 400_000}]})
     assert special["tokens"] > 3
     assert huge["tokens"] >= 400_000
+
+
+def test_the_counter_counts_as_bpe_openai_does_without_loading_its_wrapper():
+    # The package's wrapper decodes every vocabulary it ships on import; the counter needs none of it.
+    script = (
+        "import sys, json\n"
+        "from registry.core.tokens import token_counter\n"
+        "texts = json.load(sys.stdin)\n"
+        "label, count = token_counter()\n"
+        "loaded = 'bpe_openai' in sys.modules\n"
+        "print(json.dumps([label, loaded, [count(text) for text in texts]]))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], input=json.dumps(COUNTED), capture_output=True, text=True, check=True
+    )
+    label, loaded, counts = json.loads(out.stdout)
+    from bpe_openai import get_encoding
+
+    encoding = get_encoding(ENCODING)
+    expected = [
+        sum(
+            len(encoding.encode_ordinary(text[start : start + 50_000]))
+            for start in range(0, len(text), 50_000)
+        )
+        for text in COUNTED
+    ]
+    assert (label, loaded) == (ENCODING, False)
+    assert counts == expected
+
+
+COUNTED = [
+    "",
+    "Hello world",
+    "<|endoftext|> is text here, not a special token",
+    "a lone surrogate \ud800 in a name",
+    "Ünïcödé, 中文 and 😀 emoji",
+    json.dumps(SEARCH, indent=2),
+    "word " * 30_000,  # longer than one piece
+]

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from registry.core.templating import render
 from registry.diffing.diff import diff_snapshots
 from registry.site.chart import score_chart
 from registry.site.encoding import pretty_json
@@ -25,7 +26,7 @@ from registry.site.views import server_document
 from registry.site.writer import render_markdown, render_server_files, render_server_report, render_site
 from tests.conftest import make_snapshot
 
-SAFE_PATH = re.compile(r"^[a-z0-9_-]+(?:/[a-z0-9_-]+)*\.(?:html|json)$")
+SAFE_PATH = re.compile(r"^[a-z0-9_-]+(?:/[a-z0-9_-]+)*\.(?:html|json|css|js)$")
 DIMENSION_KEYS = ("purpose", "usage_guidelines", "behavior", "parameters", "conciseness", "completeness")
 
 
@@ -188,6 +189,8 @@ def test_same_input_renders_byte_identical_site() -> None:
 def test_site_has_index_server_and_tool_pages_with_json_beside_them() -> None:
     files = render_site([make_server("memory")])
     assert set(files) == {
+        "assets/site.css",
+        "assets/site.js",
         "index.html",
         "index.json",
         "servers/memory/index.html",
@@ -374,8 +377,8 @@ def test_hostile_strings_are_escaped_and_never_become_links_or_scripts() -> None
     assert "\u202egnp.exe" in server_page.decode()
 
 
-def test_csp_allows_exactly_the_inline_style_and_script() -> None:
-    html = render_site([make_server()])["index.html"].decode()
+def test_csp_allows_exactly_the_inline_style_and_script_of_a_report() -> None:
+    html = render_server_report(make_server())
     csp = unescape(re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', html).group(1))
     style = re.search(r"<style>(.*?)</style>", html, re.S).group(1)
     script = re.search(r"<script>(.*?)</script>", html, re.S).group(1)
@@ -383,6 +386,23 @@ def test_csp_allows_exactly_the_inline_style_and_script() -> None:
         digest = base64.b64encode(hashlib.sha256(body.encode()).digest()).decode()
         assert f"{directive} 'sha256-{digest}'" in csp
     assert "default-src 'none'" in csp
+
+
+def test_site_pages_link_the_one_stylesheet_and_script_and_allow_nothing_else() -> None:
+    files = render_site([make_server()])
+    assert files["assets/site.css"] == render("_site.css").encode()
+    assert files["assets/site.js"] == render("_site.js").encode()
+    pages = [path for path in files if path.endswith(".html")]
+    assert len(pages) > 2
+    for path in pages:
+        html = files[path].decode()
+        root = "../" * path.count("/")
+        csp = unescape(re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', html).group(1))
+        assert "default-src 'none'" in csp and "style-src 'self'; script-src 'self'" in csp, path
+        assert "<style" not in html and re.findall(r"<script[^>]*>", html) == [
+            f'<script src="{root}assets/site.js">'
+        ], path
+        assert f'<link rel="stylesheet" href="{root}assets/site.css">' in html, path
 
 
 def test_index_lists_each_server_with_tier_version_and_change_level() -> None:
