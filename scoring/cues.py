@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from scoring.words import (
     _I,
@@ -167,23 +167,36 @@ class Cue:
     """
 
     def __init__(self, pattern: str, flags: int = _I) -> None:
-        self.regex = re.compile(pattern, flags)
-        ascii_only = not _NAMES_NON_ASCII.search(pattern)
-        self._ascii_regex = re.compile(pattern, flags | re.ASCII) if ascii_only else self.regex
-        self._lower_case_regex = (
-            re.compile(pattern, (flags & ~re.IGNORECASE) | re.ASCII)
-            if ascii_only and flags & re.IGNORECASE and reads_in_lower_case(pattern)
-            else None
-        )
+        self._pattern, self._flags = pattern, flags
+        self._ascii_only = not _NAMES_NON_ASCII.search(pattern)
         prefixes = _prefixes(pattern)
         # The word heads a match can start in, compared with the text's own heads.
         self.heads = (
             frozenset().union(*(_heads_starting(prefix[:3]) for prefix in prefixes)) if prefixes else None
         )
 
+    # Each form is compiled when first used: a run scores ASCII text with one or two of the three, and
+    # compiling every cue's three forms up front was most of the scorer's start-up.
+    @cached_property
+    def regex(self) -> re.Pattern[str]:
+        return re.compile(self._pattern, self._flags)
+
+    @cached_property
+    def _ascii_regex(self) -> re.Pattern[str]:
+        return re.compile(self._pattern, self._flags | re.ASCII) if self._ascii_only else self.regex
+
+    @cached_property
+    def _lower_case_regex(self) -> re.Pattern[str] | None:
+        lower_case = self._flags & re.IGNORECASE and reads_in_lower_case(self._pattern)
+        return (
+            re.compile(self._pattern, (self._flags & ~re.IGNORECASE) | re.ASCII)
+            if self._ascii_only and lower_case
+            else None
+        )
+
     @property
     def pattern(self) -> str:
-        return self.regex.pattern
+        return self._pattern
 
     def _possible(self, text: str, heads: frozenset[str] | None) -> bool:
         """Whether a word of ``text`` (whose word heads are ``heads``, when known) could start a match."""

@@ -260,10 +260,34 @@ def target_from_options(
 
 
 def snapshot_from_options(
-    *, timeout: float = 30.0, protocol_era: str = "auto", version_label: str | None = None, **options: Any
+    *,
+    timeout: float = 30.0,
+    protocol_era: str = "auto",
+    version_label: str | None = None,
+    meanwhile: Callable[[], object] | None = None,
+    **options: Any,
 ) -> dict[str, Any]:
-    """Inspect the target the options describe; raises InspectionError like ``mcpdex inspect``."""
+    """Inspect the target the options describe; raises InspectionError like ``mcpdex inspect``.
+    ``meanwhile`` runs once the server has been started (see ``inspect``)."""
     from registry.inspecting.inspect import inspect
 
     target = target_from_options(**options)
-    return inspect(target, timeout=timeout, protocol_era=protocol_era, version_label=version_label)
+    return inspect(
+        target, timeout=timeout, protocol_era=protocol_era, version_label=version_label, meanwhile=meanwhile
+    )
+
+
+def load_scorer() -> None:
+    """Load the scorer and the token counter: ``meanwhile`` for the commands that score what they
+    inspect, so that they load while a local server starts up rather than after it answered."""
+    from registry.diffing.context_cost import context_cost
+    from scoring import score_snapshot
+
+    # One small tool scored and measured loads what the scorer loads on first use (its models,
+    # tables and validators) and the tokenizer; the card is not kept.
+    sample = {"tools": [{"name": "search_notes", "description": "Search notes.", "inputSchema": _SAMPLE}]}
+    score_snapshot(sample)
+    context_cost(sample)
+
+
+_SAMPLE = {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}

@@ -66,7 +66,8 @@ def lock(out: str, **target: Any) -> None:
     type=click.Choice(LEVELS),
     default="breaking",
     show_default=True,
-    help="Fail on schema and tool changes at this level or above (description lints: --fail-on-lint).",
+    help="Fail on schema and tool changes at this level or above (description lints: --fail-on-lint; "
+    "quality drops: --quality).",
 )
 @click.option(
     "--fail-on-lint/--no-fail-on-lint",
@@ -99,7 +100,8 @@ def lock(out: str, **target: Any) -> None:
     "--quality/--no-quality",
     default=True,
     show_default=True,
-    help="Score both sides: a tool or the server roll-up that falls a TDQS tier fails the gate.",
+    help="Score both sides: a tool or the server roll-up that falls a TDQS tier is a quality drop, "
+    "counted apart from breaking changes, and fails the gate.",
 )
 @click.option(
     "--max-context-tokens",
@@ -140,7 +142,7 @@ def check(
     mcpdex check --no-quality -- python server.py  # schema changes only; no scoring
     mcpdex check --max-context-tokens 4000 -- python server.py
     """
-    from registry.commands._target import snapshot_from_options
+    from registry.commands._target import load_scorer, snapshot_from_options
     from registry.core.errors import UsageError
     from registry.core.snapshot import dump_snapshot, load_snapshot
     from registry.gating.formats import append_step_summary, render_report
@@ -160,7 +162,7 @@ def check(
             f"{baseline_file}: no baseline; write one with `mcpdex lock` (same target) and commit it"
         )
 
-    current = snapshot_from_options(**target)
+    current = snapshot_from_options(**target, meanwhile=load_scorer if quality else None)
     foreign: frozenset[str] = frozenset()
     if baseline_file:
         old = dict(load_snapshot(baseline_file)) if os.path.isfile(baseline_file) else None

@@ -17,11 +17,16 @@ from registry.core.printable import json_inert
 from registry.core.templating import counted
 
 if TYPE_CHECKING:
-    from registry.site.model import ServerData, VersionEntry
+    from registry.site.model import IndexEntry, ServerData, VersionEntry
 
 # Below this many servers per worker, starting worker processes costs more than it saves.
 _MIN_SERVERS_PER_JOB = 25
 _SERVERS_PER_CHUNK = 10
+# Workers are replaced after this many servers each, so their memory stays what a few hundred
+# servers take however many the registry holds: the scorer's caches fill as it reads, and freed
+# memory is rarely returned to the system. (ProcessPoolExecutor's max_tasks_per_child can hang on
+# Python 3.11, so each set of workers is a pool of its own.)
+_SERVERS_PER_WORKER = 400
 
 
 @click.command("report")
@@ -122,7 +127,13 @@ def write_site(
         server_key,
     )
     from registry.site.slugs import server_slugs
-    from registry.site.writer import MANIFEST_NAME, render_index_files, site_manifest, stale_paths
+    from registry.site.writer import (
+        MANIFEST_NAME,
+        render_index_files,
+        site_assets,
+        site_manifest,
+        stale_paths,
+    )
     from registry.storage.fingerprints import page_inputs
     from registry.storage.store import open_store
 
@@ -137,10 +148,14 @@ def write_site(
     keys = {name: server_key(renderer, slugs[name], inputs.get(name, "")) for name in names}
     state = root / BUILD_NAME
     built = {} if full or not state.is_file() else read_build(state.read_bytes())
+    # Paths as strings: a Path per server costs more than its stat call.
+    folder = str(root)
     kept = {
         name: built[name]
         for name in names
-        if name in built and built[name].key == keys[name] and (root / built[name].files[0]).is_file()
+        if name in built
+        and built[name].key == keys[name]
+        and os.path.isfile(os.path.join(folder, built[name].files[0]))
     }
     servers = [(name, slugs[name]) for name in names if name not in kept]
     if jobs is None:
@@ -154,27 +169,27 @@ def write_site(
 
         # Workers take small chunks as they free up, so one slowed by a busy machine delays the
         # end by a chunk at most, not by its whole share.
-        chunks = [
-            servers[start : start + _SERVERS_PER_CHUNK]
-            for start in range(0, len(servers), _SERVERS_PER_CHUNK)
-        ]
-        with ProcessPoolExecutor(jobs) as pool:
-            results = list(
-                pool.map(_render_batch, repeat(url), repeat(template_dir), repeat(str(root)), chunks)
-            )
+        results = []
+        share = jobs * _SERVERS_PER_WORKER
+        for first in range(0, len(servers), share):
+            part = servers[first : first + share]
+            chunks = [
+                part[start : start + _SERVERS_PER_CHUNK] for start in range(0, len(part), _SERVERS_PER_CHUNK)
+            ]
+            with ProcessPoolExecutor(jobs) as pool:
+                results.extend(
+                    pool.map(_render_batch, repeat(url), repeat(template_dir), repeat(str(root)), chunks)
+                )
     rendered = {
-        name: BuiltServer(keys[name], row, html, paths)
-        for batch in results
-        for name, row, html, paths in batch
+        entry.name: BuiltServer(keys[entry.name], entry, paths) for batch in results for entry, paths in batch
     }
     now = {name: kept.get(name) or rendered[name] for name in names}
-    index = render_index_files(
-        [now[name].row for name in names],
-        template_dir=template_dir,
-        row_html={name: built.html for name, built in now.items()},
-    )
-    _write_files(root, index)
-    produced = [*index, *(path for name in names for path in now[name].files)]
+    shared = {  # the files of no one server
+        **render_index_files([built.entry for built in now.values()], template_dir=template_dir),
+        **site_assets(template_dir),
+    }
+    _write_files(root, shared)
+    produced = [*shared, *(path for name in names for path in now[name].files)]
     listed = [*produced, BUILD_NAME]
     manifest = root / MANIFEST_NAME
     if manifest.is_file():
@@ -185,15 +200,14 @@ def write_site(
 
 def _render_batch(
     url: str, template_dir: str | None, root: str, batch: list[tuple[str, str]]
-) -> list[tuple[str, dict[str, Any], str, list[str]]]:
-    """Judge, render and write a list of servers; returns each one's name, index row (data and
-    HTML) and files."""
+) -> list[tuple[IndexEntry, list[str]]]:
+    """Judge, render and write a list of servers; returns each one's part of the index and its files."""
     from registry.site.server_data import server_data
     from registry.site.views import summary_row
-    from registry.site.writer import index_row_html, render_server_files
+    from registry.site.writer import index_entry, render_server_files
     from registry.storage.store import open_store
 
-    done: list[tuple[str, dict[str, Any], str, list[str]]] = []
+    done: list[tuple[IndexEntry, list[str]]] = []
     if not batch:
         return done
     with open_store(url) as store:
@@ -201,9 +215,7 @@ def _render_batch(
             data = server_data(store, name)
             files = render_server_files(data, slug, template_dir=template_dir)
             _write_files(Path(root), files)
-            # As the build record keeps it, so a row kept from an earlier build renders the same.
-            row = json.loads(json.dumps(summary_row(data, slug)))
-            done.append((name, row, index_row_html(row, template_dir=template_dir), list(files)))
+            done.append((index_entry(summary_row(data, slug), template_dir=template_dir), list(files)))
     return done
 
 

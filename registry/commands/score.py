@@ -115,9 +115,9 @@ def _snapshot(registry_url: str | None, target: dict[str, Any]) -> dict[str, Any
         from registry.commands.sources import resolve_snapshot
 
         return resolve_snapshot(argv[0], registry_url=registry_url, timeout=target["timeout"])
-    from registry.commands._target import snapshot_from_options
+    from registry.commands._target import load_scorer, snapshot_from_options
 
-    return snapshot_from_options(**target)
+    return snapshot_from_options(**target, meanwhile=load_scorer)
 
 
 def _below_bar(

@@ -134,7 +134,7 @@ def prune_depth(value: Any, max_depth: int = MAX_JSON_DEPTH) -> Any:
     """``value`` itself when it nests at most ``max_depth`` levels; else a copy whose containers past that
     depth are replaced by a short note, so readers of a document stored before the limit existed
     neither recurse past the interpreter's limit nor fail on every read of it."""
-    if not _deeper_than(value, max_depth):
+    if not deeper_than(value, max_depth):
         return value
     note = f"<nested deeper than {max_depth} levels: not kept>"
     root: list[Any] = [None]
@@ -155,7 +155,7 @@ def prune_depth(value: Any, max_depth: int = MAX_JSON_DEPTH) -> Any:
     return root[0]
 
 
-def _deeper_than(value: Any, max_depth: int) -> bool:
+def deeper_than(value: Any, max_depth: int) -> bool:
     # Level by level, looking at containers only: about a third of json.loads's time on the same
     # document, since every stored snapshot read passes through here.
     level = [value] if type(value) in (dict, list) else []

@@ -12,8 +12,9 @@ from typing import Any
 
 from registry.core.printable import json_inert
 from registry.core.templating import render
+from registry.core.wording import counted
 from registry.diffing.behaviour import behaviour_changes
-from registry.diffing.changes import Change, summarize
+from registry.diffing.changes import Change, counts_in_words, summarize
 from registry.diffing.context_cost import context_growth_change
 from registry.diffing.diff import diff_history
 from registry.diffing.rules import TEXT_DIFF_RULES
@@ -80,14 +81,13 @@ def headline(entry: dict[str, Any]) -> str:
     counts = entry["counts"]
     total = counts["total"]
     behaviour = len(entry.get("behaviour") or [])
-    also = f", {behaviour} behaviour change{'s' if behaviour != 1 else ''}" if behaviour else ""
+    also = f", {counted(behaviour, 'behaviour change')}" if behaviour else ""
     if total == 0:
         return f"{entry['display']} ({entry['date']}): no contract changes{also}"
-    parts = [f"{total} change{'s' if total != 1 else ''}"]
-    parts += [f"{counts[level]} {level}" for level in ("breaking", "warning") if counts[level]]
-    if counts.get("lint"):
-        parts.append(f"{counts['lint']} description lint{'s' if counts['lint'] != 1 else ''}")
-    return f"{entry['display']} ({entry['date']}): {', '.join(parts)}{also}"
+    # Info is the bulk of most versions: the headline names only the levels a reader has to look at.
+    notable = counts_in_words({**counts, "info": 0}, zeros=False)
+    counts_said = ", ".join(part for part in (counted(total, "change"), notable) if part)
+    return f"{entry['display']} ({entry['date']}): {counts_said}{also}"
 
 
 def render_changelog(changelog: dict[str, Any], fmt: str = "text") -> str:

@@ -6,14 +6,15 @@ texts so that a changed text that newly trips one is reported as poisoning. Pure
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from json.encoder import encode_basestring
 from typing import Any, NotRequired, TypedDict
 
 from common.canonical import canonical_json
 from registry.core.snapshot import sorted_json
+from registry.core.wording import counted
 from registry.diffing.normalize import normalize_tool
-from registry.diffing.rules import AREA_LABELS, LEVELS, LINT, POISONING_LINTS, rule
+from registry.diffing.rules import AREA_LABELS, CHANGE_LEVELS, POISONING_LINTS, rule
 from registry.diffing.witness import NOT_FOUND
 
 # How each kind of witness is told, after the change's message, in every format that shows messages.
@@ -356,9 +357,22 @@ class ChangeBuilder:
 
 
 def summarize(changes: Iterable[Change]) -> dict[str, int]:
-    """Counts per level plus the total, lints apart from schema breaks:
-    ``{"lint": 0, "breaking": 1, "warning": 0, "info": 3, "total": 4}``."""
-    counts: dict[str, int] = dict.fromkeys((LINT, *reversed(LEVELS)), 0)
+    """Counts per level, most severe first, plus the total:
+    ``{"lint": 0, "breaking": 1, "quality": 0, "warning": 0, "info": 3, "total": 4}``."""
+    counts: dict[str, int] = {level.name: 0 for level in CHANGE_LEVELS}
     for change in changes:
         counts[change["level"]] += 1
     return {**counts, "total": sum(counts.values())}
+
+
+def counts_in_words(counts: Mapping[str, int], *, zeros: bool) -> str:
+    """``1 breaking, 0 warnings, 2 info; 1 quality drop``: the levels ranked against --fail-on, then,
+    after a semicolon, those counted apart, named only when present; ``zeros`` names a ranked level
+    at zero too."""
+    ranked: list[str] = []
+    apart: list[str] = []
+    for level in CHANGE_LEVELS:
+        count = counts.get(level.name, 0)
+        if count or (zeros and not level.apart):
+            (apart if level.apart else ranked).append(counted(count, level.singular, level.plural))
+    return "; ".join(", ".join(part) for part in (ranked, apart) if part)

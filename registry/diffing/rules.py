@@ -14,13 +14,52 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-Level = Literal["breaking", "warning", "info", "lint"]
-LEVELS: tuple[Level, ...] = ("info", "warning", "breaking")  # ascending severity of schema changes
-# A model-visible text that newly trips a security lint (tool poisoning's signature) is a fact of
-# another kind than a schema break: its own level, counted apart and gated by --fail-on-lint. It is
-# listed first, above breaking, where changes are shown most severe first.
+Level = Literal["lint", "breaking", "quality", "warning", "info"]
+
+
+@dataclass(frozen=True)
+class ChangeLevel:
+    """One level a change is reported at: what it means, how a count of it reads, how it is gated."""
+
+    name: Level
+    singular: str  # a count of one reads "1 {singular}"
+    plural: str
+    # False: ranked with the schema levels, and failing the gate at or above --fail-on. True: a fact of
+    # another kind, counted apart and failing the gate by its own switch whatever --fail-on is.
+    apart: bool
+    meaning: str
+
+
+# Every level, most severe first, as changes are listed. A text that newly trips a security lint
+# (tool poisoning's signature) and a drop in a tool's quality score break no schema: each is its
+# own level, counted apart from the breaking changes and never asking for a major version.
+CHANGE_LEVELS: tuple[ChangeLevel, ...] = (
+    ChangeLevel(
+        "lint",
+        "description lint",
+        "description lints",
+        True,
+        "a model-visible text newly trips a security lint (tool poisoning's signature); `mcpdex check` "
+        "fails on it unless --no-fail-on-lint",
+    ),
+    ChangeLevel("breaking", "breaking", "breaking", False, "clients that worked stop working"),
+    ChangeLevel(
+        "quality",
+        "quality drop",
+        "quality drops",
+        True,
+        "a tool or the server scores a lower TDQS tier: no client breaks, but an agent picks and calls "
+        "a worse-described tool less reliably; `mcpdex check` fails on it unless --no-quality",
+    ),
+    ChangeLevel("warning", "warning", "warnings", False, "may break, or needs a person to read it"),
+    ChangeLevel("info", "info", "info", False, "breaks nothing"),
+)
+CHANGE_LEVELS_BY_NAME: dict[str, ChangeLevel] = {level.name: level for level in CHANGE_LEVELS}
+# The levels ranked against --fail-on, ascending severity.
+LEVELS: tuple[Level, ...] = tuple(level.name for level in reversed(CHANGE_LEVELS) if not level.apart)
 LINT: Level = "lint"
-LEVEL_RANK: dict[str, int] = {**{level: rank for rank, level in enumerate(LEVELS)}, LINT: len(LEVELS)}
+QUALITY: Level = "quality"
+LEVEL_RANK: dict[str, int] = {level.name: len(CHANGE_LEVELS) - i - 1 for i, level in enumerate(CHANGE_LEVELS)}
 AREAS = ("tool", "annotations", "inputSchema", "outputSchema", "server", "version", "quality")
 AREA_LABELS = {
     "tool": "Tool",
@@ -1055,7 +1094,7 @@ RULES: tuple[Rule, ...] = tuple(
         # ── quality (reported by the gate, which scores both sides, not by the diff) ──────────────
         Rule(
             "tool-quality-dropped",
-            "breaking",
+            "quality",
             "quality",
             "none",
             "A tool kept under its name fell to a lower TDQS tier. Clients do not break, but an agent picks "
@@ -1083,7 +1122,7 @@ RULES: tuple[Rule, ...] = tuple(
         ),
         Rule(
             "server-quality-dropped",
-            "breaking",
+            "quality",
             "quality",
             "none",
             "The server roll-up's overall score fell to a lower tier, as when a poorly described new tool "
@@ -1145,7 +1184,7 @@ def rule(rule_id: str) -> Rule:
 
 
 def level_rank(level: str) -> int:
-    """0 for info, 1 for warning, 2 for breaking, 3 for lint (KeyError for anything else)."""
+    """Higher for a more severe level: 0 for info up to 4 for lint (KeyError for anything else)."""
     return LEVEL_RANK[level]
 
 
@@ -1189,6 +1228,7 @@ def rules_markdown() -> str:
     return render(
         "rules.md.j2",
         rules=RULES,
+        levels=CHANGE_LEVELS,
         areas=AREAS,
         area_labels=AREA_LABELS,
         compact=compact,

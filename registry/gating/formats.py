@@ -13,11 +13,13 @@ from typing import Any
 from registry.core.errors import UsageError
 from registry.core.printable import json_inert
 from registry.core.textdiff import line_diff
+from registry.core.wording import counted
+from registry.diffing.changes import counts_in_words, summarize
 from registry.diffing.rules import RULES_BY_ID, TEXT_DIFF_RULES
 from registry.gating.policy import DEFAULT_IGNORE_FILE, OUTPUT_FORMATS
 
 # SGR codes, as terminals read them; None leaves an attribute alone, False switches it off.
-_FOREGROUND = {"red": 31, "green": 32, "yellow": 33}
+_FOREGROUND = {"red": 31, "green": 32, "yellow": 33, "magenta": 35, "cyan": 36}
 
 
 def ansi(text: str, *, fg: str | None = None, bold: bool | None = None, dim: bool | None = None) -> str:
@@ -33,20 +35,16 @@ def ansi(text: str, *, fg: str | None = None, bold: bool | None = None, dim: boo
 _TEXT_STYLE: dict[str, dict[str, Any]] = {
     "lint": {"fg": "magenta", "bold": True},
     "breaking": {"fg": "red", "bold": True},
+    "quality": {"fg": "cyan", "bold": True},
     "warning": {"fg": "yellow"},
     "info": {"fg": "green"},
 }
 
 
 def changes_summary(report: dict[str, Any]) -> str:
-    """``3 changes: 1 breaking, 1 warning, 1 info``, and how many were accepted."""
+    """``3 changes: 1 breaking, 1 warning, 1 info; 1 quality drop``, and how many were accepted."""
     counts = report["counts"]
-    summary = (
-        f"{counts['total']} change{'s' if counts['total'] != 1 else ''}: {counts['breaking']} breaking, "
-        f"{counts['warning']} warning, {counts['info']} info"
-    )
-    if counts.get("lint"):  # description lints are counted apart from schema breaks
-        summary += f"; {counts['lint']} description lint{'s' if counts['lint'] != 1 else ''}"
+    summary = f"{counted(counts['total'], 'change')}: {counts_in_words(counts, zeros=True)}"
     if report["accepted"]:
         summary += f" ({report['accepted']} accepted)"
     return summary
@@ -61,10 +59,11 @@ def _verdict(report: dict[str, Any]) -> str:
     limit = report.get("contextCost")
     if limit is not None and not limit["withinLimit"] and not report["failing"]:
         return f"{summary}\nFAILED: {limit['message']}."
+    # The failing changes by level: a lint or a quality drop fails whatever --fail-on says.
+    failing = counts_in_words(summarize(c for c in report["changes"] if c["fails"]), zeros=False)
     return (
-        f"{summary}\nFAILED: {report['failing']} change{'s' if report['failing'] != 1 else ''} at or above "
-        f"{report['failOn']} (--fail-on {report['failOn']}). Accept a reviewed change by adding its "
-        f"fingerprint and a reason to {DEFAULT_IGNORE_FILE}, or rewrite the baseline with "
+        f"{summary}\nFAILED on {failing} (--fail-on {report['failOn']}). Accept a reviewed change by "
+        f"adding its fingerprint and a reason to {DEFAULT_IGNORE_FILE}, or rewrite the baseline with "
         "`mcpdex check --update`."
     )
 
@@ -129,7 +128,13 @@ def _escape_property(text: str) -> str:
 
 def render_github(report: dict[str, Any], file: str | None = None) -> str:
     """GitHub Actions workflow commands: one ``::error``/``::warning``/``::notice`` per change."""
-    command = {"lint": "error", "breaking": "error", "warning": "warning", "info": "notice"}
+    command = {
+        "lint": "error",
+        "breaking": "error",
+        "quality": "error",
+        "warning": "warning",
+        "info": "notice",
+    }
     lines = []
     for change in report["changes"]:
         if change["accepted"]:
@@ -175,7 +180,13 @@ def render_junit(report: dict[str, Any]) -> str:
 
 def render_sarif(report: dict[str, Any], file: str | None = None) -> str:
     """SARIF 2.1.0 for code-scanning uploads; accepted changes carry an external suppression."""
-    sarif_level = {"lint": "error", "breaking": "error", "warning": "warning", "info": "note"}
+    sarif_level = {
+        "lint": "error",
+        "breaking": "error",
+        "quality": "error",
+        "warning": "warning",
+        "info": "note",
+    }
     used = sorted({change["rule"] for change in report["changes"]})
     rules = [
         {

@@ -1,8 +1,8 @@
 """The CI gate's policy: judge a diff against ``--fail-on``, per-rule level overrides, accepted
 changes listed by fingerprint with a reason in an ignore file, the semver check (a breaking change
 needs a major bump; in 0.x the minor acts as major) and, when asked, the quality check (both sides
-scored; a tool or the server falling a tier fails). Pure apart from reading the ignore file; the
-report it returns is rendered by ``registry.gating.formats``.
+scored; a tool or the server falling a tier is a quality drop, which fails). Pure apart from
+reading the ignore file; the report it returns is rendered by ``registry.gating.formats``.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from registry.core.versions import semver_core
 from registry.diffing.changes import Change, summarize, table_change
 from registry.diffing.context_cost import context_growth_change
 from registry.diffing.diff import diff_snapshots
-from registry.diffing.rules import LEVELS, LINT, RULES_BY_ID, level_rank, rule
+from registry.diffing.rules import LEVELS, LINT, QUALITY, RULES_BY_ID, level_rank, rule
 
 REPORT_FORMAT = "mcpdex.check/1"
 OUTPUT_FORMATS = ("text", "json", "markdown", "github", "junit", "sarif")
@@ -243,7 +243,8 @@ def evaluate(
     the tool list's context cost past the policy share (``context-cost-grew``). ``foreign_tools``
     are the tools other servers offer, for the cross-server-reference lint (``diff_snapshots``).
     ``fail_on_lint``: a change at the ``lint`` level (a text that newly trips a security lint) fails
-    the gate whatever ``fail_on`` is (when it is not None).
+    the gate whatever ``fail_on`` is (when it is not None). A change at the ``quality`` level fails it
+    likewise: asking for ``quality`` is what gates on it.
     """
     severity = severity or {}
     changes = _at_severity(diff_snapshots(old, new, foreign_tools=foreign_tools), severity)
@@ -252,7 +253,7 @@ def evaluate(
         bump = version_bump_change(old, new, changes, level) if level else None  # type: ignore[arg-type]
         if bump:
             changes.append(dict(bump))
-    # After the bump: a quality drop is not a breaking change that asks for a major version.
+    # After the bump: a quality drop, even one raised to breaking by --severity, asks for no major version.
     if quality:
         changes += _at_severity(quality_changes(old, new), severity)
         grew = context_growth_change(old, new)
@@ -263,12 +264,13 @@ def evaluate(
         entry = by_print.get(change["fingerprint"])
         change["accepted"] = entry is not None
         change["reason"] = entry.reason if entry else None
-        # a description lint is gated apart from schema breaks: by fail_on_lint, not by fail_on's level
-        gated = (
-            fail_on_lint
-            if change["level"] == LINT
-            else level_rank(change["level"]) >= level_rank(fail_on or "info")
-        )
+        # a description lint and a quality drop are gated apart from schema breaks, not by fail_on's level
+        if change["level"] == LINT:
+            gated = fail_on_lint
+        elif change["level"] == QUALITY:
+            gated = True
+        else:
+            gated = level_rank(change["level"]) >= level_rank(fail_on or "info")
         change["fails"] = fail_on is not None and entry is None and gated
     used = {change["fingerprint"] for change in changes}
     failing = sum(1 for change in changes if change["fails"])
@@ -278,6 +280,7 @@ def evaluate(
         "new": _side(new, new_origin),
         "failOn": fail_on,
         "failOnLint": fail_on is not None and fail_on_lint,
+        "failOnQuality": fail_on is not None and quality,
         "passed": failing == 0,
         "failing": failing,
         "counts": summarize(changes),  # type: ignore[arg-type]

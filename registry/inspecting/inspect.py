@@ -4,15 +4,16 @@ A target (``registry.inspecting.targets``) is reached over a transport (``transp
 whose every message is teed, so tools are recorded verbatim (vendor fields included) and a
 definition the SDK rejects is still recorded, with the reason in ``problems`` (``session``,
 ``listing``). One deadline bounds the whole inspection, including stopping the server; a failure
-becomes one line (``failures``). ``mcp`` is imported only when an inspection runs, so commands that
-never inspect start fast.
+becomes one line (``failures``). ``mcp`` is imported only when an inspection needs it, so commands
+that never inspect start fast, and a local stdio server in the handshake era is listed without it
+(``rpc``).
 """
 
 from __future__ import annotations
 
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import IO, Any
 
 from registry.core.errors import InspectionError, UsageError
@@ -38,12 +39,15 @@ def inspect(
     protocol_era: str = "auto",
     version_label: str | None = None,
     limits: Limits | None = None,
+    meanwhile: Callable[[], object] | None = None,
 ) -> dict[str, Any]:
     """Inspect ``target`` and return its Snapshot; raises InspectionError (one-line reason first).
 
     ``timeout`` bounds everything, checking what was listed included; ``limits`` (by default those
     of the environment, see ``registry.core.limits``) stop the listing at the item limit and record
-    what goes past the others as problems.
+    what goes past the others as problems. ``meanwhile`` is called once the server has been started,
+    before its first answer is awaited, so that what the caller loads for the snapshot (a scorer)
+    loads while a local server starts up.
     """
     import anyio
 
@@ -54,7 +58,7 @@ def inspect(
     check_era(protocol_era)
     if timeout <= 0:
         raise UsageError("--timeout must be a positive number of seconds")
-    return anyio.run(_inspect_async, target, timeout, protocol_era, version_label, limits)
+    return anyio.run(_inspect_async, target, timeout, protocol_era, version_label, limits, meanwhile)
 
 
 async def inspect_async(
@@ -70,7 +74,12 @@ async def inspect_async(
 
 
 async def _inspect_async(
-    target: Target, timeout: float, era: str, version_label: str | None, limits: Limits | None = None
+    target: Target,
+    timeout: float,
+    era: str,
+    version_label: str | None,
+    limits: Limits | None = None,
+    meanwhile: Callable[[], object] | None = None,
 ) -> dict[str, Any]:
     """One inspection under one deadline: the session (once more with the handshake if the discover
     probe killed the server), then the snapshot's own fields, the over-limit problems and the digest."""
@@ -86,7 +95,7 @@ async def _inspect_async(
         try:
             with anyio.fail_after(timeout):
                 result = await _negotiated_session(
-                    target, era, wire, errlog, stop_by - reserve, stop_by, limits
+                    target, era, wire, errlog, stop_by - reserve, stop_by, limits, meanwhile
                 )
         except InspectionError as exc:
             raise InspectionError(with_stderr(str(exc), errlog)) from None
@@ -111,7 +120,14 @@ async def _inspect_async(
 
 
 async def _negotiated_session(
-    target: Target, era: str, wire: Wire, errlog: IO[str], work_by: float, stop_by: float, limits: Limits
+    target: Target,
+    era: str,
+    wire: Wire,
+    errlog: IO[str],
+    work_by: float,
+    stop_by: float,
+    limits: Limits,
+    meanwhile: Callable[[], object] | None,
 ) -> dict[str, Any]:
     """The session; under ``auto``, a server that died or fell silent on the ``server/discover`` probe
     (Python SDK 1.1 servers crash on an unknown method) is inspected again over a fresh connection
@@ -119,9 +135,9 @@ async def _negotiated_session(
     import anyio
 
     if era != "auto":
-        return await session(target, era, wire, errlog, work_by, stop_by, limits)
+        return await session(target, era, wire, errlog, work_by, stop_by, limits, meanwhile)
     try:
-        return await session(target, era, wire, errlog, work_by, stop_by, limits)
+        return await session(target, era, wire, errlog, work_by, stop_by, limits, meanwhile)
     except Exception as exc:  # cancellation is a BaseException and propagates
         if not died_on_probe(exc, wire) or work_by - anyio.current_time() < _FALLBACK_MIN_S:
             raise

@@ -44,8 +44,8 @@ async def list_all(
     ``anyio.current_time()``): a server sending fresh cursors forever keeps what was listed by then.
     """
     import anyio
-    from mcp import MCPError
-    from pydantic import ValidationError
+
+    from registry.inspecting.failures import error_code, loaded
 
     items: list[Any] = []
     cursor: str | None = None
@@ -56,11 +56,14 @@ async def list_all(
             # The first page may take the whole deadline; the next ones only until ``list_by``.
             with anyio.move_on_after(max(0.0, list_by - anyio.current_time()) if page else None) as waited:
                 await call(cursor=cursor)
-        except ValidationError:
+        except loaded("pydantic", "ValidationError"):  # type: ignore[misc]
             # Recorded item by item below; the raw page is still on the wire.
             pass
-        except MCPError as exc:
-            if exc.code == -32601 and page == 0:
+        except Exception as exc:
+            code = error_code(exc)
+            if code is None:
+                raise
+            if code == -32601 and page == 0:
                 # "Method not found" on the first page means none: a server that advertises
                 # resources need not implement resources/templates/list, nor any list at all.
                 return items
@@ -69,7 +72,7 @@ async def list_all(
                     {"code": "list-failed", "where": method, "message": f"{method} failed: {exc}"}
                 )
                 return items
-            if exc.code == -32000:
+            if code == -32000:
                 raise InspectionError(
                     f"the server closed the connection during {method} page {page + 1} (it exited or crashed)"
                 ) from None
@@ -133,16 +136,8 @@ def _listing_deadline(method: str, key: str, pages: int, items: list[Any]) -> di
     }
 
 
-_LIST_METHODS = {
-    "tools": "tools/list",
-    "resources": "resources/list",
-    "resourceTemplates": "resources/templates/list",
-    "prompts": "prompts/list",
-}
-
-
 @cache
-def _item_model(key: str, modern: bool) -> type[BaseModel]:
+def item_model(key: str, modern: bool) -> type[BaseModel]:
     """The era's wire model of one item of a list result, which the SDK validates list results against.
 
     Looked up in the SDK's public method registry (``mcp.types.methods``): the result model of the
@@ -152,7 +147,9 @@ def _item_model(key: str, modern: bool) -> type[BaseModel]:
     from mcp.types.version import LATEST_HANDSHAKE_VERSION, LATEST_MODERN_VERSION
     from pydantic import BaseModel
 
-    method = _LIST_METHODS[key]
+    from registry.inspecting.wire import LIST_METHODS
+
+    method = LIST_METHODS[key]
     version = LATEST_MODERN_VERSION if modern else LATEST_HANDSHAKE_VERSION
     result = SERVER_RESULTS[(method, version)]
     if isinstance(result, type) and issubclass(result, BaseModel):
@@ -164,6 +161,19 @@ def _item_model(key: str, modern: bool) -> type[BaseModel]:
     raise LookupError(f"the SDK's {method} result at {version} has no list of {key} models")
 
 
+def _rejection(key: str, modern: bool, item: Any) -> str | None:
+    """Why the era's wire model rejects ``item`` (its first five errors), or None when it accepts it."""
+    from pydantic import ValidationError
+
+    try:
+        item_model(key, modern).model_validate(item)
+    except ValidationError as exc:
+        return "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or '(item)'}: {err['msg']}" for err in exc.errors()[:5]
+        )
+    return None
+
+
 def check_items(
     key: str, items: list[Any], modern: bool, problems: list[dict[str, str]], check_by: float = math.inf
 ) -> list[dict[str, Any]]:
@@ -172,9 +182,9 @@ def check_items(
     Items left when ``check_by`` (a ``time.monotonic()``) passes are kept unchecked, with a problem.
     """
     from jsonschema import SchemaError, validators
-    from pydantic import ValidationError
 
-    model = _item_model(key, modern)
+    from registry.inspecting.wire import fits
+
     kept: list[dict[str, Any]] = []
     seen_names: set[str] = set()
     schema_errors: dict[str, str | None] = {}
@@ -203,13 +213,9 @@ def check_items(
                 {"code": "duplicate-name", "where": where, "message": f"{name!r} is listed twice"}
             )
         seen_names.add(name)
-        try:
-            model.model_validate(item)
-        except ValidationError as exc:
-            reasons = "; ".join(
-                f"{'.'.join(str(p) for p in err['loc']) or '(item)'}: {err['msg']}"
-                for err in exc.errors()[:5]
-            )
+        # What the handshake era's wire schema accepts the SDK's model does; the rest is its to judge.
+        reasons = None if not modern and fits(item, key) else _rejection(key, modern, item)
+        if reasons:
             code = {"tools": "invalid-tool"}.get(key, "invalid-item")
             problems.append({"code": code, "where": where, "message": f"{name}: {reasons}"})
         for schema_key in ("inputSchema", "outputSchema") if key == "tools" else ():

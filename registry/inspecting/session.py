@@ -7,9 +7,11 @@ and :func:`open_client` (a session kept open to call tools, for the memory probe
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
+import threading
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import IO, TYPE_CHECKING, Any
 
@@ -17,8 +19,10 @@ from registry.core.errors import InspectionError, MCPDexError, UsageError
 from registry.core.limits import Limits
 from registry.inspecting.failures import classify, first_line, leaves, with_stderr
 from registry.inspecting.listing import check_items, list_all
+from registry.inspecting.stdio import stdio_transport
 from registry.inspecting.targets import Target, describe
 from registry.inspecting.transports import Wire, open_transport, teed
+from registry.inspecting.wire import LIST_METHODS
 
 if TYPE_CHECKING:
     from mcp import Client
@@ -63,84 +67,43 @@ async def connected(target: Target, transport: Transport, era: str, timeout: flo
 
 
 async def session(
-    target: Target, era: str, wire: Wire, errlog: IO[str], work_by: float, stop_by: float, limits: Limits
+    target: Target,
+    era: str,
+    wire: Wire,
+    errlog: IO[str],
+    work_by: float,
+    stop_by: float,
+    limits: Limits,
+    meanwhile: Callable[[], object] | None = None,
 ) -> dict[str, Any]:
     """One connection to ``target``: its server info, capabilities and every listed item, checked, with
     the problems found (and ``_era``, the era it spoke). Listing ends by ``work_by``, the server by
-    ``stop_by`` (both ``anyio.current_time()``)."""
-    import contextlib
-
+    ``stop_by`` (both ``anyio.current_time()``); ``meanwhile`` runs in a thread of its own from when
+    the server has been started, and has ended when this returns. A stdio server in the handshake
+    era is listed without the SDK (``registry.inspecting.rpc``), the rest through the SDK's ``Client``."""
     import anyio
+
+    from registry.inspecting.rpc import listed_without_sdk
 
     remaining = max(0.1, work_by - anyio.current_time())
     problems: list[dict[str, str]] = []
     # Paging stops early enough to leave time for checking what was listed and stopping the server.
-    max_items, list_by = limits.max_tools, anyio.current_time() + remaining * _LISTING_SHARE
+    list_by = anyio.current_time() + remaining * _LISTING_SHARE
+    listing = _Listing(wire, problems, limits.max_tools, list_by, meanwhile)
     with anyio.fail_after(remaining):
-        # The transport opens before the SDK is imported: a stdio server starts up while `import mcp`
-        # (most of a short inspection's time) runs, instead of after it.
-        async with (
-            teed(open_transport(target, errlog, remaining, stop_by, wire), wire) as streams,
-            connected(target, contextlib.nullcontext(streams), era, remaining) as client,
-        ):
-            from mcp.types.version import LATEST_MODERN_VERSION
-
-            handshake = wire.handshake_result()
-            modern = client.protocol_version == LATEST_MODERN_VERSION
-            caps = client.server_capabilities
-            tools = await list_all(
-                client.list_tools,
-                "tools/list",
-                "tools",
-                wire,
-                problems,
-                required=True,
-                max_items=max_items,
-                list_by=list_by,
-            )
-            resources = templates = prompts = []
-            if caps.resources is not None:
-                resources = await list_all(
-                    client.list_resources,
-                    "resources/list",
-                    "resources",
-                    wire,
-                    problems,
-                    max_items=max_items,
-                    list_by=list_by,
-                )
-                templates = await list_all(
-                    client.list_resource_templates,
-                    "resources/templates/list",
-                    "resourceTemplates",
-                    wire,
-                    problems,
-                    max_items=max_items,
-                    list_by=list_by,
-                )
-            if caps.prompts is not None:
-                prompts = await list_all(
-                    client.list_prompts,
-                    "prompts/list",
-                    "prompts",
-                    wire,
-                    problems,
-                    max_items=max_items,
-                    list_by=list_by,
-                )
-            server_info = _server_info(client, handshake)
-            capabilities = (handshake or {}).get("capabilities")
-            if not isinstance(capabilities, dict):
-                capabilities = caps.model_dump(by_alias=True, mode="json", exclude_none=True)
-            instructions = client.instructions
-            protocol_version = client.protocol_version
+        read = None
+        if listed_without_sdk(target, era):
+            read = await _read_without_sdk(target, era, errlog, remaining, stop_by, listing)
+        if read is None:
+            read = await _read_with_sdk(target, era, errlog, remaining, stop_by, listing)
     # The checks are CPU work on what the server sent: bounded by the deadline, not only by its size.
     check_by = time.monotonic() + max(0.0, work_by - anyio.current_time())
-    tools = check_items("tools", tools, modern, problems, check_by)
-    resources = check_items("resources", resources, modern, problems, check_by)
-    templates = check_items("resourceTemplates", templates, modern, problems, check_by)
-    prompts = check_items("prompts", prompts, modern, problems, check_by)
+    modern = read.pop("_era") == "modern"
+    for key in ("tools", "resources", "resourceTemplates", "prompts"):
+        read[key] = check_items(key, read[key], modern, problems, check_by)
     problems.extend(wire.stream_problems())
+    listing.finished()
+    server_info = read.pop("_server_info")
     if not server_info.get("name"):
         problems.append(
             {
@@ -156,16 +119,143 @@ async def session(
             "name": server_info.get("name"),
             "title": server_info.get("title"),
             "version": server_info.get("version"),
-            "instructions": instructions,
+            "instructions": read.pop("_instructions"),
         },
-        "protocolVersion": protocol_version,
-        "capabilities": capabilities,
-        "tools": tools,
-        "resources": resources,
-        "resourceTemplates": templates,
-        "prompts": prompts,
+        **read,
         "problems": problems,
         "_era": "modern" if modern else "legacy",
+    }
+
+
+class _Listing:
+    """Every list a server offers, paged within the item limit and by ``list_by``, onto ``problems``."""
+
+    def __init__(
+        self,
+        wire: Wire,
+        problems: list[dict[str, str]],
+        max_items: int,
+        list_by: float,
+        meanwhile: Callable[[], object] | None,
+    ) -> None:
+        self.wire, self.problems, self.max_items, self.list_by = wire, problems, max_items, list_by
+        self._meanwhile = meanwhile
+        self._thread: threading.Thread | None = None
+
+    def started(self) -> None:
+        """The server has been started: the caller's ``meanwhile`` starts (once), in a thread, so that
+        it runs while the server starts up and while this one waits on the server's answers."""
+        meanwhile, self._meanwhile = self._meanwhile, None
+        if meanwhile is None:
+            return
+
+        def run() -> None:
+            # What it raises is the caller's to meet again when it does the same work itself, not a
+            # failure of the inspection.
+            with contextlib.suppress(Exception):
+                meanwhile()
+
+        self._thread = threading.Thread(target=run, name="mcpdex-meanwhile", daemon=True)
+        self._thread.start()
+
+    def finished(self) -> None:
+        """Wait for ``meanwhile`` to end."""
+        if self._thread is not None:
+            self._thread.join()
+
+    async def lists(self, page: Callable[[str], Any], resources: bool, prompts: bool) -> dict[str, list[Any]]:
+        """Tools always; resources and their templates, and prompts, where the server offers them.
+        ``page(method)`` is the call that lists one page of ``method``."""
+        found: dict[str, list[Any]] = {"resources": [], "resourceTemplates": [], "prompts": []}
+        offered = ["tools", *(["resources", "resourceTemplates"] if resources else [])]
+        offered += ["prompts"] if prompts else []
+        for key in offered:
+            found[key] = await list_all(
+                page(LIST_METHODS[key]),
+                LIST_METHODS[key],
+                key,
+                self.wire,
+                self.problems,
+                required=key == "tools",
+                max_items=self.max_items,
+                list_by=self.list_by,
+            )
+        return {"tools": found.pop("tools"), **found}
+
+
+async def _read_without_sdk(
+    target: Target, era: str, errlog: IO[str], remaining: float, stop_by: float, listing: _Listing
+) -> dict[str, Any] | None:
+    """What the server sent, listed without the SDK; None for one that may speak the modern era, which
+    the SDK's ``Client`` then negotiates on a fresh connection (the first one's record forgotten)."""
+    from registry.inspecting import rpc
+
+    async with (
+        teed(stdio_transport(target, errlog, stop_by, plain=True), listing.wire) as streams,
+        rpc.connected(streams, remaining) as connection,
+    ):
+        listing.started()
+        client_info = {"name": "mcpdex", "version": _own_version()}
+        if era == "auto" and await connection.probe(client_info):
+            handshake = None
+        else:
+            handshake = await connection.initialize(client_info)
+            capabilities = handshake["capabilities"]
+            lists = await listing.lists(
+                connection.lister,
+                resources=capabilities.get("resources") is not None,
+                prompts=capabilities.get("prompts") is not None,
+            )
+    if handshake is None:
+        listing.wire.forget()
+        return None
+    return {
+        "_server_info": handshake["serverInfo"],
+        "_instructions": handshake.get("instructions"),
+        "protocolVersion": handshake["protocolVersion"],
+        "capabilities": capabilities,
+        **lists,
+        "_era": "legacy",
+    }
+
+
+async def _read_with_sdk(
+    target: Target, era: str, errlog: IO[str], remaining: float, stop_by: float, listing: _Listing
+) -> dict[str, Any]:
+    wire = listing.wire
+    # The transport opens before the SDK is imported: a stdio server starts up while `import mcp`
+    # (most of a short inspection's time) runs, instead of after it.
+    async with teed(open_transport(target, errlog, remaining, stop_by, wire), wire) as streams:
+        listing.started()
+        async with connected(target, contextlib.nullcontext(streams), era, remaining) as client:
+            return await _listed_by_client(client, listing)
+
+
+async def _listed_by_client(client: Client, listing: _Listing) -> dict[str, Any]:
+    """What the SDK's connected ``client`` read of the handshake, and every list it pages."""
+    from mcp.types.version import LATEST_MODERN_VERSION
+
+    handshake = listing.wire.handshake_result()
+    caps = client.server_capabilities
+    calls = {
+        "tools/list": client.list_tools,
+        "resources/list": client.list_resources,
+        "resources/templates/list": client.list_resource_templates,
+        "prompts/list": client.list_prompts,
+    }
+    lists = await listing.lists(
+        calls.__getitem__, resources=caps.resources is not None, prompts=caps.prompts is not None
+    )
+    capabilities = (handshake or {}).get("capabilities")
+    if not isinstance(capabilities, dict):
+        capabilities = caps.model_dump(by_alias=True, mode="json", exclude_none=True)
+    return {
+        "_server_info": _server_info(client, handshake),
+        "_instructions": client.instructions,
+        "protocolVersion": client.protocol_version,
+        "capabilities": capabilities,
+        **lists,
+        "_era": "modern" if client.protocol_version == LATEST_MODERN_VERSION else "legacy",
     }
 
 

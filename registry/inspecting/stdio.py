@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import IO, TYPE_CHECKING, Any
@@ -32,11 +33,13 @@ _REAP_WAIT_S = 0.3
 
 @asynccontextmanager
 async def stdio_transport(
-    target: Target, errlog: IO[str], stop_by: float | None
-) -> AsyncIterator[
-    tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]
-]:
+    target: Target, errlog: IO[str], stop_by: float | None, *, plain: bool = False
+) -> AsyncIterator[tuple[MemoryObjectReceiveStream[Any], MemoryObjectSendStream[Any]]]:
     """Run a stdio server in its own process group and exchange newline-delimited JSON-RPC with it.
+
+    The streams carry the SDK's ``SessionMessage`` objects, or with ``plain`` the messages as JSON
+    dicts (``registry.inspecting.rpc``, which lists a server without importing the SDK); either way a
+    line that is not a JSON-RPC message comes through as the SDK's parse error, an Exception.
 
     Our own rather than the SDK's ``stdio_client``, whose fixed 2 s + 2 s stop can overrun a short
     deadline: here each polite step ends at ``stop_by`` (an ``anyio.current_time()``), and the
@@ -68,7 +71,7 @@ async def stdio_transport(
         cleanup.callback(lambda: processes.end(processes.orphans(before)))
         tail = StderrTail()
         try:
-            async with _exchange(process, stop_by, mark, tail) as streams:
+            async with _exchange(process, stop_by, mark, tail, plain) as streams:
                 yield streams
         finally:
             tail.write_to(errlog)
@@ -102,10 +105,8 @@ class StderrTail:
 
 @asynccontextmanager
 async def _exchange(
-    process: Process, stop_by: float | None, mark: dict[str, str], tail: StderrTail
-) -> AsyncIterator[
-    tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]
-]:
+    process: Process, stop_by: float | None, mark: dict[str, str], tail: StderrTail, plain: bool
+) -> AsyncIterator[tuple[MemoryObjectReceiveStream[Any], MemoryObjectSendStream[Any]]]:
     """Newline-delimited JSON-RPC with a started server, its stderr drained into ``tail``; the server
     stopped on the way out."""
     import anyio
@@ -114,6 +115,7 @@ async def _exchange(
     assert stdin is not None and stdout is not None and stderr is not None  # open_process pipes all three
     to_session, from_server = anyio.create_memory_object_stream[Any](0)
     to_server, from_session = anyio.create_memory_object_stream[Any](0)
+    parse, encode = (_plain_message, _plain_line) if plain else (_parse_line, _session_line)
 
     async def read_stdout() -> None:
         # Only each new chunk is searched for line ends, so a line of any length costs time linear
@@ -133,14 +135,13 @@ async def _exchange(
                             # Once the session is gone, keep draining: a server blocked writing
                             # stdout could not see its stdin close.
                             with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
-                                await to_session.send(_parse_line(bytes(line)))
+                                await to_session.send(parse(bytes(line)))
 
     async def write_stdin() -> None:
         async with from_session:
             try:
                 async for item in from_session:
-                    data = item.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
-                    await stdin.send(data.encode("utf-8"))
+                    await stdin.send(encode(item))
             except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
                 # The server stopped reading: end the session's reads rather than leave it waiting.
                 await to_session.aclose()
@@ -183,6 +184,75 @@ def server_environment() -> dict[str, str]:
         for name in names
         if (value := os.environ.get(name)) is not None and not value.startswith("()")
     }
+
+
+def _session_line(item: SessionMessage) -> bytes:
+    return (item.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n").encode("utf-8")
+
+
+def _plain_line(message: dict[str, Any]) -> bytes:
+    # As the SDK writes a message: compact, and not ASCII-escaped.
+    return (json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+
+
+# The members each kind of JSON-RPC message has (the SDK's four message models), the first
+# ``required``: a message with exactly one kind's required members and none of another kind's
+# distinguishing ones is told apart here without the SDK.
+_MESSAGE_KINDS = (
+    (("id", "method"), ("params",), ("result", "error")),
+    (("method",), ("params",), ("id", "result", "error")),
+    (("id", "result"), (), ("method", "error")),
+    (("id", "error"), (), ("method", "result")),
+)
+_ERROR_MEMBERS = ("code", "message", "data")
+# An escaped UTF-16 surrogate: such a line goes to the SDK's parser, which refuses a lone one.
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def _plain_message(line: bytes) -> dict[str, Any] | Exception:
+    """A message off stdout as a dict, as the SDK's parser would read it (its model dumped as the tee
+    records it), or the parse error as a value. A well-formed message is read with ``json`` alone;
+    anything else (not JSON, not one kind of message, members of odd types, nesting past the depth
+    limit, surrogate escapes) is left to the SDK's parser, so that it is judged and repaired exactly
+    as on the SDK's path, importing the SDK only then."""
+    from registry.core.strict_json import MAX_JSON_DEPTH, deeper_than
+
+    if not _SURROGATE_ESCAPE.search(line):
+        try:
+            value = json.loads(line.decode("utf-8"))
+        except (ValueError, RecursionError):
+            value = None
+        plain = isinstance(value, dict) and value.get("jsonrpc") == "2.0"
+        if plain and not deeper_than(value, MAX_JSON_DEPTH):
+            for required, optional, absent in _MESSAGE_KINDS:
+                if all(key in value for key in required) and not any(key in value for key in absent):
+                    message = {key: value[key] for key in ("jsonrpc", *required, *optional) if key in value}
+                    if _plain_members(message):
+                        if "error" in message:
+                            error = message["error"]
+                            message["error"] = {k: error[k] for k in _ERROR_MEMBERS if k in error}
+                        return message
+    parsed = _parse_line(line)
+    if isinstance(parsed, Exception):
+        return parsed
+    dumped: dict[str, Any] = parsed.message.model_dump(by_alias=True, mode="json", exclude_unset=True)
+    return dumped
+
+
+def _plain_members(message: dict[str, Any]) -> bool:
+    """Whether every member has the one type the SDK's model gives it, with no coercion."""
+    request_id = message.get("id", "")
+    error = message.get("error", {"code": 0, "message": ""})
+    null_id = request_id is None and "error" in message  # an error about a request it could not read
+    return (
+        (type(request_id) is int or isinstance(request_id, str) or null_id)
+        and isinstance(message.get("method", ""), str)
+        and isinstance(message.get("params", {}), dict | None)
+        and isinstance(message.get("result", {}), dict)
+        and isinstance(error, dict)
+        and type(error.get("code")) is int
+        and isinstance(error.get("message"), str)
+    )
 
 
 def _parse_line(line: bytes) -> SessionMessage | Exception:

@@ -94,6 +94,13 @@ class Wire:
         # The last HTTP refusal seen: its status and WWW-Authenticate challenge.
         self.refused: tuple[int, str] | None = None
 
+    def forget(self) -> None:
+        """Drop what crossed so far (a connection given up for a fresh one)."""
+        self.sent.clear()
+        self.received.clear()
+        self.junk.clear()
+        self.refused = None
+
     def mark(self) -> int:
         """Where the requests sent from now on start (for :meth:`result_since`)."""
         return len(self.sent)
@@ -176,6 +183,14 @@ def _junk_line(exc: Exception) -> str:
     return (str(exc).splitlines() or [type(exc).__name__])[0][:160]
 
 
+def _as_dict(item: Any) -> dict[str, Any]:
+    """A message as the wire carried it: the plain stdio transport's dict, or the SDK's message dumped."""
+    if isinstance(item, dict):
+        return item
+    dumped: dict[str, Any] = item.message.model_dump(by_alias=True, mode="json", exclude_unset=True)
+    return dumped
+
+
 class _TeeRead:
     """A read stream that records each inbound message before the SDK validates it."""
 
@@ -187,9 +202,7 @@ class _TeeRead:
         if isinstance(item, Exception):
             self._wire.junk.append(_junk_line(item))
         else:
-            self._wire.received.append(
-                item.message.model_dump(by_alias=True, mode="json", exclude_unset=True)
-            )
+            self._wire.received.append(_as_dict(item))
         return item
 
     async def aclose(self) -> None:
@@ -220,7 +233,7 @@ class _TeeWrite:
         self._inner, self._wire = inner, wire
 
     async def send(self, item: Any) -> None:
-        message = item.message.model_dump(by_alias=True, mode="json", exclude_unset=True)
+        message = _as_dict(item)
         if "method" in message and "id" in message:
             self._wire.sent.append({"id": message["id"], "method": message["method"]})
         await self._inner.send(item)

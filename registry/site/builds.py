@@ -15,21 +15,20 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import metadata
 from pathlib import Path
-from typing import Any
 
 from registry.core.paths import templates_dir
+from registry.site.model import IndexEntry
 
-BUILD_FORMAT = "mcpdex.build/1"
+BUILD_FORMAT = "mcpdex.build/2"
 BUILD_NAME = ".mcpdex-build.json"
 
 
 @dataclass(frozen=True)
 class BuiltServer:
-    """One server as the last build left it: its key, its index row (data and HTML) and its files."""
+    """One server as the last build left it: its key, its part of the index and its files."""
 
     key: str
-    row: dict[str, Any]
-    html: str
+    entry: IndexEntry
     files: list[str]
 
 
@@ -68,12 +67,14 @@ def read_build(body: bytes | None) -> dict[str, BuiltServer]:
         document = json.loads(body)
         if document.get("format") != BUILD_FORMAT:
             return {}
-        return {
-            name: BuiltServer(
-                str(entry["key"]), dict(entry["row"]), str(entry["html"]), [str(p) for p in entry["files"]]
-            )
-            for name, entry in document["servers"].items()
-        }
+        built = {}
+        # Each server is a list of strings, not an object: the record of tens of thousands of
+        # servers is read and written on every build, and lists of strings are what json does fastest.
+        for name, (key, row, html, *files) in document["servers"].items():
+            if not all(type(text) is str for text in (name, key, row, html, *files)) or not files:
+                return {}
+            built[name] = BuiltServer(key, IndexEntry(name, row, html), files)
+        return built
     except (ValueError, KeyError, TypeError, AttributeError):
         return {}
 
@@ -82,8 +83,8 @@ def build_bytes(servers: dict[str, BuiltServer]) -> bytes:
     document = {
         "format": BUILD_FORMAT,
         "servers": {
-            name: {"key": built.key, "row": built.row, "html": built.html, "files": built.files}
+            name: [built.key, built.entry.json, built.entry.html, *built.files]
             for name, built in sorted(servers.items())
         },
     }
-    return json.dumps(document, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode("utf-8")
+    return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")

@@ -5,7 +5,7 @@ profile and official-registry listing, as the store, diff and scorer hand them o
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, TypedDict
+from typing import Any, NamedTuple, TypedDict
 
 SITE_FORMAT = "mcpdex.site/1"
 
@@ -35,6 +35,15 @@ class ServerData:
     # What the official MCP Registry lists for this server: one dict per recorded version
     # (store.RegistryEntryRecord fields), oldest first; None when it was not crawled from a registry.
     registry: list[dict[str, Any]] | None = None
+
+
+class IndexEntry(NamedTuple):
+    """A server's part of the index: its name, its member of ``index.json`` (compact JSON) and its
+    row of ``index.html``. A site build keeps it for a server that did not change."""
+
+    name: str
+    json: str
+    html: str
 
 
 def as_dict(value: Any) -> dict[str, Any]:

@@ -9,7 +9,8 @@ from typing import Any
 
 from registry.core.templating import environment
 from registry.core.textdiff import line_diff
-from registry.diffing.rules import LEVEL_RANK, LEVELS, LINT, TEXT_DIFF_RULES
+from registry.core.wording import counted
+from registry.diffing.rules import CHANGE_LEVELS, LEVEL_RANK, TEXT_DIFF_RULES
 from registry.site.encoding import pretty_json
 from registry.site.model import VersionEntry
 from registry.site.text import as_text, format_date
@@ -79,7 +80,12 @@ def _counted(views: list[dict[str, Any]]) -> dict[str, Any]:
     return {
         "changes": views,
         "level": top_level(views),
-        "counts": {level: sum(c["level"] == level for c in views) for level in (LINT, *reversed(LEVELS))},
+        # (level, "2 quality drops"), most severe first, for the levels present
+        "counts": [
+            (level.name, counted(count, level.singular, level.plural))
+            for level in CHANGE_LEVELS
+            if (count := sum(c["level"] == level.name for c in views))
+        ],
     }
 
 

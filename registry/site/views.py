@@ -10,6 +10,7 @@ from typing import Any
 from registry.core.snapshot import server_version
 from registry.core.templating import environment
 from registry.diffing.context_cost import context_cost
+from registry.diffing.rules import LEVEL_RANK
 from registry.site.encoding import pretty_json
 from registry.site.listing import context_view, listing_columns, memory_columns, registry_listing
 from registry.site.model import SITE_FORMAT, ServerData, as_dict, tools_of
@@ -238,6 +239,7 @@ def summary_row(server: ServerData, slug: str) -> dict[str, Any]:
     inspections = _inspection_views(server.inspections[:1])
     latest_changes = server.versions[-1]["changes"] if len(server.versions) > 1 else []
     tier = roll_up["tier"] if roll_up else ""
+    change_level = top_level(latest_changes) or ("none" if len(server.versions) > 1 else "")
     return {
         "name": server.name,
         "slug": slug,
@@ -250,7 +252,12 @@ def summary_row(server: ServerData, slug: str) -> dict[str, Any]:
         # The index sorts its tier column by this: A first, unscored last.
         "tier_rank": TIER_LETTERS.index(tier) if tier else len(TIER_LETTERS),
         "last": inspections[0] if inspections else None,
-        "change_level": top_level(latest_changes) or ("none" if len(server.versions) > 1 else ""),
+        "change_level": change_level,
+        # The index sorts its latest-change column by this: most severe first, then no schema
+        # change (0), then a first version or none recorded (-1).
+        "change_rank": LEVEL_RANK[change_level] + 1
+        if change_level in LEVEL_RANK
+        else {"none": 0}.get(change_level, -1),
         "recorded": bool(server.versions),
         "version_count": len(server.versions),
         **listing_columns(server),

@@ -11,8 +11,9 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from functools import cache
+from json.encoder import encode_basestring
 from typing import Any
 
 from markupsafe import Markup
@@ -21,7 +22,7 @@ from registry.core.errors import UsageError
 from registry.core.templating import render
 from registry.site.chart import score_chart
 from registry.site.encoding import compact_json, json_bytes, shared_parts, spliced_json
-from registry.site.model import SITE_FORMAT, ServerData, tools_of
+from registry.site.model import SITE_FORMAT, IndexEntry, ServerData, tools_of
 from registry.site.slugs import server_slugs, tool_slugs
 from registry.site.text import escape_markdown, markdown_code
 from registry.site.timeline import changes_by_tool, tool_changelog, tool_history, tool_timeline, views_by_tool
@@ -40,7 +41,7 @@ def render_server_report(server: ServerData, *, template_dir: str | None = None)
     return render(
         "server.html.j2",
         template_dir,
-        **_assets(template_dir),
+        **_inline_assets(template_dir),
         **server_context(server, tool_slugs(server), template_dir),
         standalone=True,
         root="",
@@ -60,7 +61,7 @@ def render_server_files(
     folder = f"servers/{slug}"
     slugs = tool_slugs(server)
     context = server_context(server, slugs, template_dir)
-    assets = _assets(template_dir)
+    assets = _LINKED_ASSETS
     encoded, holders = shared_parts(server)
     concerning = changes_by_tool(server.versions)
     document = server_document(server)
@@ -101,41 +102,33 @@ def render_server_files(
     return files
 
 
-def index_row_html(row: dict[str, Any], *, template_dir: str | None = None) -> str:
-    """A server's row of ``index.html``, from its ``summary_row``."""
-    return render("_index_row.html.j2", template_dir, row=row)
+def index_entry(row: dict[str, Any], *, template_dir: str | None = None) -> IndexEntry:
+    """A server's part of the index, from its ``summary_row``."""
+    member = compact_json({key: value for key, value in row.items() if key != "tier_rank"})
+    return IndexEntry(row["name"], member, render("_index_row.html.j2", template_dir, row=row))
 
 
-def render_index_files(
-    rows: Sequence[dict[str, Any]],
-    *,
-    template_dir: str | None = None,
-    row_html: Mapping[str, str] | None = None,
-) -> dict[str, bytes]:
-    """``index.html`` and ``index.json`` from the servers' ``summary_row``s.
+def render_index_files(entries: Iterable[IndexEntry], *, template_dir: str | None = None) -> dict[str, bytes]:
+    """``index.html`` and ``index.json`` from the servers' :func:`index_entry`.
 
-    ``row_html`` holds rows already rendered by :func:`index_row_html`, by server name (a site
-    build keeps them for the servers that did not change); the others are rendered here."""
+    Both are joined from the entries as they are, so a site build that keeps the entries of the
+    servers that did not change neither encodes nor renders their rows again."""
     # Case-insensitively, as a reader scans a list (awslabs between Asana and Context7); ties by case.
-    rows = sorted(rows, key=lambda row: (row["name"].casefold(), row["name"]))
-    known = row_html or {}
+    ordered = sorted(entries, key=lambda entry: (entry.name.casefold(), entry.name))
+    # compact_json of the whole document, written member by member.
+    members = ",".join(entry.json for entry in ordered)
+    index = f'{{"format":{compact_json(SITE_FORMAT)},"servers":[{members}]}}'
+    rows = json.loads(index)["servers"]
     html = render(
         "index.html.j2",
         template_dir,
-        **_assets(template_dir),
+        **_LINKED_ASSETS,
         rows=rows,
-        row_html={
-            row["name"]: Markup(known.get(row["name"]) or index_row_html(row, template_dir=template_dir))
-            for row in rows
-        },
+        rows_html=Markup("".join(entry.html for entry in ordered)),  # rendered from our templates
         chart=score_chart(row["overall"] for row in rows),
         root="",
     )
-    index = [{key: value for key, value in row.items() if key != "tier_rank"} for row in rows]
-    return {
-        "index.html": html.encode("utf-8"),
-        "index.json": json_bytes(compact_json({"format": SITE_FORMAT, "servers": index})),
-    }
+    return {"index.html": html.encode("utf-8"), "index.json": json_bytes(index)}
 
 
 class SiteFiles(Mapping[str, bytes]):
@@ -149,7 +142,7 @@ class SiteFiles(Mapping[str, bytes]):
         self._template_dir = template_dir
         self._servers = sorted(servers, key=lambda server: server.name)
         self._slugs = server_slugs(server.name for server in self._servers)
-        self._owner: dict[str, int] = {"index.html": -1, "index.json": -1}
+        self._owner: dict[str, int] = {"index.html": -1, "index.json": -1, **dict.fromkeys(ASSETS, -2)}
         for position, server in enumerate(self._servers):
             folder = f"servers/{self._slugs[server.name]}"
             for name in ("index.html", "index.json"):
@@ -172,10 +165,17 @@ class SiteFiles(Mapping[str, bytes]):
 
     def __getitem__(self, path: str) -> bytes:
         position = self._owner[path]
+        if position == -2:
+            return site_assets(self._template_dir)[path]
         if position < 0:
             if self._index is None:
-                rows = [summary_row(server, self._slugs[server.name]) for server in self._servers]
-                self._index = render_index_files(rows, template_dir=self._template_dir)
+                entries = [
+                    index_entry(
+                        summary_row(server, self._slugs[server.name]), template_dir=self._template_dir
+                    )
+                    for server in self._servers
+                ]
+                self._index = render_index_files(entries, template_dir=self._template_dir)
             return self._index[path]
         if self._current[0] != position:
             server = self._servers[position]
@@ -185,7 +185,8 @@ class SiteFiles(Mapping[str, bytes]):
 
 
 def render_site(servers: Iterable[ServerData], *, template_dir: str | None = None) -> SiteFiles:
-    """The whole directory: ``index.html``, a page per server and per tool, JSON beside each.
+    """The whole directory: ``index.html``, a page per server and per tool, JSON beside each, and
+    the stylesheet and script they all link to.
 
     A mapping of relative path to bytes, rendered lazily. ``mcpdex report`` instead calls
     ``render_server_files`` per server (in worker processes) and ``render_index_files`` once.
@@ -195,10 +196,10 @@ def render_site(servers: Iterable[ServerData], *, template_dir: str | None = Non
 
 def site_manifest(paths: Iterable[str]) -> bytes:
     """The manifest of a rendered site: its files' relative paths, sorted."""
-    return (
-        json.dumps({"format": MANIFEST_FORMAT, "files": sorted(set(paths))}, indent=2, ensure_ascii=False)
-        + "\n"
-    ).encode("utf-8")
+    # json.dumps(indent=2) byte for byte, without its pure-Python encoder: a site lists 100,000s of paths.
+    listed = ",\n    ".join(encode_basestring(path) for path in sorted(set(paths)))
+    files = f"[\n    {listed}\n  ]" if listed else "[]"
+    return f'{{\n  "format": {encode_basestring(MANIFEST_FORMAT)},\n  "files": {files}\n}}\n'.encode()
 
 
 def stale_paths(manifest: bytes, produced: Iterable[str]) -> list[str]:
@@ -231,9 +232,29 @@ def stale_paths(manifest: bytes, produced: Iterable[str]) -> list[str]:
     )
 
 
+# The stylesheet and script of a site, one file each that every page links to (a page would
+# otherwise repeat 10 KB of them), by path and by the template each is rendered from.
+ASSETS = {"assets/site.css": "_site.css", "assets/site.js": "_site.js"}
+
+# A site page allows only style and script from the site itself: its own two files.
+_LINKED_ASSETS: dict[str, Any] = {
+    "css": None,
+    "script": None,
+    "csp": (
+        "default-src 'none'; img-src data:; base-uri 'none'; form-action 'none'; "
+        "style-src 'self'; script-src 'self'"
+    ),
+}
+
+
+def site_assets(template_dir: str | None = None) -> dict[str, bytes]:
+    """The files every page of a site links to: its stylesheet and its script."""
+    return {path: render(name, template_dir).encode("utf-8") for path, name in ASSETS.items()}
+
+
 @cache
-def _assets(template_dir: str | None) -> dict[str, Any]:
-    """Inline CSS and script with their CSP hashes, so pages allow nothing else to run."""
+def _inline_assets(template_dir: str | None) -> dict[str, Any]:
+    """Inline CSS and script with their CSP hashes, so a page on its own allows nothing else to run."""
     css = render("_site.css", template_dir)
     script = render("_site.js", template_dir)
     return {

@@ -52,4 +52,7 @@ def page_inputs(store: Store) -> dict[str, str]:
 
 def _rows(store: Store, sql: str) -> list[tuple[Any, ...]]:
     """The rows of ``sql`` as plain tuples (sqlite3 rows and SQLAlchemy mappings alike)."""
-    return [tuple(row.values()) if hasattr(row, "values") else tuple(row) for row in store._query(sql)]
+    rows = store._query(sql)
+    if rows and hasattr(rows[0], "values"):
+        return [tuple(row.values()) for row in rows]
+    return [tuple(row) for row in rows]

@@ -64,7 +64,7 @@ def create_app(
     routes = [Route(route_path(e), e.handler, methods=[e.method]) for e in ENDPOINTS]
     routes += [
         Route(path, get_page, methods=["GET"])
-        for path in ("/", "/index.html", "/index.json", "/servers/{rest:path}")
+        for path in ("/", "/index.html", "/index.json", "/assets/{name}", "/servers/{rest:path}")
     ]
     app = Starlette(routes=routes, lifespan=lifespan, exception_handlers=exception_handlers())
     app.state.max_body_bytes = max_body_bytes

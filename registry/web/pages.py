@@ -105,8 +105,15 @@ def _record_key(summary: ServerSummary, scored: set[str]) -> RecordKey:
     )
 
 
+# By file extension; with nosniff, a browser applies a stylesheet or runs a script only when its type says so.
+_MEDIA_TYPES = {
+    "json": "application/json",
+    "css": "text/css; charset=utf-8",
+    "js": "text/javascript; charset=utf-8",
+}
+
 _PAGE_HEADERS = {
-    # The pages carry their own CSP (hashes of the inline style and script); these add what a meta tag cannot.
+    # The pages carry their own CSP (style and script from the site only); these add what a meta tag cannot.
     "Content-Security-Policy": (
         "frame-ancestors 'none'; base-uri 'none'; form-action 'none'; object-src 'none'"
     ),
@@ -141,7 +148,7 @@ async def get_page(request: Request) -> Response:
             status_code=404,
             headers={"Cache-Control": "no-store", **_PAGE_HEADERS},
         )
-    media_type = "application/json" if path.endswith(".json") else "text/html; charset=utf-8"
+    media_type = _MEDIA_TYPES.get(path.rpartition(".")[2], "text/html; charset=utf-8")
     response = cached(request, body, media_type, READ_CACHE)
     response.headers.update(_PAGE_HEADERS)
     return response

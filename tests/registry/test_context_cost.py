@@ -70,6 +70,39 @@ def test_o200k_counts_known_strings():
     assert get_encoding("o200k_base").encode("Hello world") == [13225, 2375]
 
 
+def test_the_counter_loads_o200k_alone_and_counts_as_the_packages_encode_ordinary():
+    # The package's import decodes three encodings (about a second); the counter loads only o200k_base.
+    script = (
+        "import sys, json\n"
+        "from registry.core.tokens import token_counter\n"
+        "label, count = token_counter()\n"
+        "loaded = 'bpe_openai' in sys.modules\n"
+        "texts = json.load(sys.stdin)\n"
+        "counts = [count(t) for t in texts]\n"
+        "from bpe_openai import get_encoding\n"
+        "encoding = get_encoding('o200k_base')\n"
+        "pieces = [[t[i : i + 50000] for i in range(0, len(t), 50000)] for t in texts]\n"
+        "expected = [sum(len(encoding.encode_ordinary(p)) for p in ps) for ps in pieces]\n"
+        "print(json.dumps([label, loaded, counts, expected]))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], input=json.dumps(COUNTED), capture_output=True, text=True, check=True
+    )
+    label, loaded, counts, expected = json.loads(out.stdout)
+    assert label == ENCODING and not loaded
+    assert counts == expected and all(counts[:-1])
+
+
+COUNTED = [
+    "Hello world",
+    "special spellings <|endoftext|> and <|fim_prefix|> are text",
+    "a lone surrogate \ud800 is replaced",
+    "日本語のテキスト 🎉 émoji " * 40,
+    "long " * 30_000,
+    "",
+]
+
+
 def test_without_the_tokenizer_tokens_are_an_estimate_and_say_so():
     script = (
         "import sys, json; sys.modules['bpe_openai'] = None\n"
@@ -206,3 +239,42 @@ def test_hostile_text_is_counted_not_refused() -> None:
     huge = context_cost({"tools": [{"name": "t", "description": "word " * 400_000}]})
     assert special["tokens"] > 3
     assert huge["tokens"] >= 400_000
+
+
+def test_the_counter_counts_as_bpe_openai_does_without_loading_its_wrapper():
+    # The package's wrapper decodes every vocabulary it ships on import; the counter needs none of it.
+    script = (
+        "import sys, json\n"
+        "from registry.core.tokens import token_counter\n"
+        "texts = json.load(sys.stdin)\n"
+        "label, count = token_counter()\n"
+        "loaded = 'bpe_openai' in sys.modules\n"
+        "print(json.dumps([label, loaded, [count(text) for text in texts]]))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], input=json.dumps(COUNTED), capture_output=True, text=True, check=True
+    )
+    label, loaded, counts = json.loads(out.stdout)
+    from bpe_openai import get_encoding
+
+    encoding = get_encoding(ENCODING)
+    expected = [
+        sum(
+            len(encoding.encode_ordinary(text[start : start + 50_000]))
+            for start in range(0, len(text), 50_000)
+        )
+        for text in COUNTED
+    ]
+    assert (label, loaded) == (ENCODING, False)
+    assert counts == expected
+
+
+COUNTED = [
+    "",
+    "Hello world",
+    "<|endoftext|> is text here, not a special token",
+    "a lone surrogate \ud800 in a name",
+    "Ünïcödé, 中文 and 😀 emoji",
+    json.dumps(SEARCH, indent=2),
+    "word " * 30_000,  # longer than one piece
+]

@@ -158,8 +158,8 @@ def test_description_lints_have_their_own_level_count_and_gate() -> None:
     report = evaluate(old, new)
     [change] = report["changes"]
     assert (change["rule"], change["level"]) == ("tool-description-poisoning", "lint")
-    assert report["counts"] == {"lint": 1, "breaking": 0, "warning": 0, "info": 0, "total": 1}
-    assert changes_summary(report) == "1 change: 0 breaking, 0 warning, 0 info; 1 description lint"
+    assert report["counts"] == {"lint": 1, "breaking": 0, "quality": 0, "warning": 0, "info": 0, "total": 1}
+    assert changes_summary(report) == "1 change: 0 breaking, 0 warnings, 0 info; 1 description lint"
     # gated apart: on by default whatever --fail-on is, off with --no-fail-on-lint, and no schema
     # break either way (no major version bump is asked for a description)
     assert not report["passed"] and not evaluate(old, new, fail_on="warning")["passed"]

@@ -474,7 +474,7 @@ def test_summarize_counts_levels() -> None:
     changes = diff_snapshots(
         snap(SEARCH), snap({**SEARCH, "description": "new"}, {**SEARCH, "name": "other"})
     )
-    assert summarize(changes) == {"lint": 0, "breaking": 0, "warning": 1, "info": 1, "total": 2}
+    assert summarize(changes) == {"lint": 0, "breaking": 0, "quality": 0, "warning": 1, "info": 1, "total": 2}
 
 
 def test_every_corpus_tool_diffs_empty_against_its_own_reserialisation(corpus_tools: list[dict]) -> None:

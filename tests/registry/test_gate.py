@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 
 from registry.core.errors import UsageError
+from registry.diffing.changes import summarize
+from registry.diffing.rules import CHANGE_LEVELS
 from registry.gating.formats import append_step_summary, render_report
 from registry.gating.policy import Accepted, evaluate, parse_ignore, parse_severity, version_bump_change
 from tests.conftest import make_snapshot
@@ -166,7 +168,7 @@ def test_poisoned_instructions_and_descriptions_show_their_text_diff() -> None:
 
 def test_text_format_is_plain_off_a_terminal_and_coloured_on_one(failing_report: dict[str, Any]) -> None:
     plain = render_report(failing_report, "text")
-    assert "\x1b[" not in plain and "FAILED: 1 change at or above breaking" in plain
+    assert "\x1b[" not in plain and "FAILED on 1 breaking (--fail-on breaking)" in plain
     assert "\x1b[" in render_report(failing_report, "text", color=True)
 
 
@@ -291,7 +293,7 @@ def test_tool_tier_drop_fails_the_default_gate_and_says_what_fell() -> None:
 
     report = quality_report(SEARCH_B)
     assert not report["passed"]
-    assert quality_rows(report) == [("tool-quality-dropped", "breaking", True)]
+    assert quality_rows(report) == [("tool-quality-dropped", "quality", True)]
     [change] = [c for c in report["changes"] if c["rule"] == "tool-quality-dropped"]
     assert (change["tool"], change["where"], change["path"]) == ("search_notes", "Quality", "/quality")
     assert (change["before"], change["after"]) == ({"tier": "A", "total": 4.4}, {"tier": "B", "total": 3.0})
@@ -315,7 +317,7 @@ def test_drop_within_a_tier_is_info_and_passes() -> None:
 def test_poorly_described_new_tool_fails_on_the_server_roll_up() -> None:
     report = quality_report(SEARCH_A, PURGE)
     assert not report["passed"]
-    assert quality_rows(report) == [("server-quality-dropped", "breaking", True)]
+    assert quality_rows(report) == [("server-quality-dropped", "quality", True)]
     [change] = [c for c in report["changes"] if c["rule"] == "server-quality-dropped"]
     assert change["tool"] is None and change["path"] == "/server/quality"
     assert change["message"].startswith("Server quality fell a tier, overall A (4.5) → B (3.2). ")
@@ -378,13 +380,61 @@ def test_scoring_is_imported_only_when_quality_is_on_and_tools_changed(
     assert result.stdout.strip() == str(imported), result.stderr
 
 
+def test_a_quality_drop_is_counted_apart_from_breaking_changes_and_still_fails() -> None:
+    # read_note removed (a break) and search_notes worse described: the tool and the server fall a tier
+    report = evaluate(notes("1.0.0", SEARCH_A), snap("1.0.1", SEARCH_C, *SIBLINGS[1:]), quality=True)
+    assert quality_rows(report) == [
+        ("tool-quality-dropped", "quality", True),
+        ("server-quality-dropped", "quality", True),
+    ]
+    counts = report["counts"]
+    assert (counts["breaking"], counts["quality"], counts["total"]) == (1, 2, 5)
+    assert not report["passed"] and report["failing"] == 3 and report["failOnQuality"]
+    bump = next(c for c in report["changes"] if c["rule"] == "breaking-change-without-major-bump")
+    assert bump["message"].endswith("has 1 breaking change.")  # the quality drops are no breaks
+    verdict = render_report(report, "text").splitlines()[-2:]
+    assert verdict == [
+        "5 changes: 1 breaking, 2 warnings, 0 info; 2 quality drops",
+        "FAILED on 1 breaking; 2 quality drops (--fail-on breaking). Accept a reviewed change by "
+        "adding its fingerprint and a reason to mcpdex.ignore, or rewrite the baseline with "
+        "`mcpdex check --update`.",
+    ]
+    assert json.loads(render_report(report, "json"))["counts"]["quality"] == 2
+
+
+def test_a_quality_drop_alone_fails_whatever_fail_on_says() -> None:
+    report = quality_report(SEARCH_B)  # its description reworded (a warning), and a tier lower
+    assert [c["fails"] for c in report["changes"]] == [False, True] and not report["passed"]
+    assert render_report(report, "text").splitlines()[-2:] == [
+        "2 changes: 0 breaking, 1 warning, 0 info; 1 quality drop",
+        "FAILED on 1 quality drop (--fail-on breaking). Accept a reviewed change by adding its fingerprint "
+        "and a reason to mcpdex.ignore, or rewrite the baseline with `mcpdex check --update`.",
+    ]
+    assert not quality_report(SEARCH_B, fail_on="warning")["passed"]
+    assert quality_report(SEARCH_B, fail_on=None)["passed"]  # a plain diff never fails
+
+
+@pytest.mark.parametrize("level", [level.name for level in CHANGE_LEVELS])
+def test_every_level_is_shown_in_every_format(level: str) -> None:
+    report = quality_report(SEARCH_B)
+    [change] = [c for c in report["changes"] if c["rule"] == "tool-quality-dropped"]
+    change["level"] = level
+    report["counts"] = summarize(report["changes"])
+    text = render_report(report, "text", color=True)
+    assert f"{level.upper():<9}" in text
+    assert f"{level}" in render_report(report, "markdown").split("| Status |", 1)[1]
+    for fmt in ("github", "junit", "sarif", "json"):
+        assert render_report(report, fmt)
+
+
 def test_every_format_renders_a_quality_drop() -> None:
     report = quality_report(SEARCH_B)
-    assert "| 🔴 breaking | `search_notes` | Quality | search_notes: TDQS tier fell" in render_report(
-        report, "markdown"
-    )
+    markdown = render_report(report, "markdown")
+    assert "| 🟠 quality | `search_notes` | Quality | search_notes: TDQS tier fell" in markdown
+    assert "breaking |" not in markdown and "on quality drops" in markdown
     text = render_report(report, "text")
-    assert "BREAKING  Quality\n            search_notes: TDQS tier fell, A (4.4) → B (3.0)." in text
+    assert "QUALITY   Quality\n            search_notes: TDQS tier fell, A (4.4) → B (3.0)." in text
+    assert "BREAKING" not in text
     data = json.loads(render_report(report, "json"))
     assert [c["after"] for c in data["changes"] if c["area"] == "quality"] == [{"tier": "B", "total": 3.0}]
     assert any(

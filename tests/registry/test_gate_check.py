@@ -102,8 +102,11 @@ def test_check_fails_when_a_description_gets_worse(tmp_path: Path) -> None:
     # Without DEMO_DESCRIPTION the description is the docstring, "Search notes by text.".
     worse = run(tmp_path, "check", "--format", "markdown", *target())
     assert worse.returncode == 1, worse.stdout + worse.stderr
-    assert "| 🔴 breaking | `search` | Quality | search: TDQS tier fell, A (" in worse.stdout
+    assert "| 🟠 quality | `search` | Quality | search: TDQS tier fell, A (" in worse.stdout
     assert "`tool-quality-dropped` · `" in worse.stdout and "**fails the gate**" in worse.stdout
+    # the tool and the server roll-up fall a tier: two quality drops, and no break
+    assert "3 changes: 0 breaking, 1 warning, 0 info; 2 quality drops" in worse.stdout, worse.stdout
+    assert "FAILED on 2 quality drops (--fail-on breaking)" in worse.stdout
     assert "Parameters 4 → 2: The schema describes 0 of 2 parameters" in worse.stdout, worse.stdout
 
     schema_only = run(tmp_path, "check", "--no-quality", *target())

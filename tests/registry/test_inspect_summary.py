@@ -101,7 +101,7 @@ def test_a_second_save_reports_what_changed_since_the_version_saved_before_it(tm
     new_label = saved.split()[1].removeprefix("notes@")
     heading = next(line for line in second.stdout.splitlines() if line.startswith("since "))
     assert heading.startswith("since notes@0.0.1 (last seen ")
-    assert heading.endswith(" UTC): 3 changes: 1 breaking, 2 warning, 0 info")
+    assert heading.endswith(" UTC): 3 changes: 1 breaking, 2 warnings, 0 info")
     changes = lines_after(second.stdout, "since ")
     assert changes[0] == (
         "BREAKING  search_notes: input property `limit` is now required; calls that omit it are rejected. "
@@ -111,7 +111,7 @@ def test_a_second_save_reports_what_changed_since_the_version_saved_before_it(tm
     pointer = f"`mcpdex diff notes@0.0.1 notes@{new_label}` lists every change in full"
     assert pointer in second.stdout
     diffed = mcpdex("diff", "notes@0.0.1", f"notes@{new_label}", data_dir=data)
-    assert diffed.stdout.splitlines()[-1] == "3 changes: 1 breaking, 2 warning, 0 info"
+    assert diffed.stdout.splitlines()[-1] == "3 changes: 1 breaking, 2 warnings, 0 info"
     # Saved again unchanged: compared with the version recorded before this save, not the one it wrote.
     third = inspect("--save", *LIMIT_REQUIRED, data_dir=data)
     assert f"\nno changes since notes@{new_label} (last seen " in third.stdout
@@ -216,5 +216,5 @@ def test_a_version_label_given_to_an_unchanged_digest_names_the_stored_version(t
     diffed = mcpdex("diff", "notes@0.0.1", "notes@2025.4.25", data_dir=data)
     assert (
         diffed.returncode == 0
-        and diffed.stdout.splitlines()[-1] == "0 changes: 0 breaking, 0 warning, 0 info"
+        and diffed.stdout.splitlines()[-1] == "0 changes: 0 breaking, 0 warnings, 0 info"
     )

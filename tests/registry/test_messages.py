@@ -41,7 +41,7 @@ def test_an_executable_side_of_diff_is_run_as_a_server(tmp_path: Path) -> None:
     program.chmod(program.stat().st_mode | stat.S_IXUSR)
     result = mcpdex("diff", str(program), str(program), cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines()[-1] == "0 changes: 0 breaking, 0 warning, 0 info"
+    assert result.stdout.splitlines()[-1] == "0 changes: 0 breaking, 0 warnings, 0 info"
 
 
 def test_the_summary_counts_agree_with_their_nouns(tmp_path: Path) -> None:

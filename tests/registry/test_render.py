@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from registry.core.templating import render
 from registry.diffing.diff import diff_snapshots
 from registry.site.chart import score_chart
 from registry.site.encoding import pretty_json
@@ -25,7 +26,7 @@ from registry.site.views import server_document
 from registry.site.writer import render_markdown, render_server_files, render_server_report, render_site
 from tests.conftest import make_snapshot
 
-SAFE_PATH = re.compile(r"^[a-z0-9_-]+(?:/[a-z0-9_-]+)*\.(?:html|json)$")
+SAFE_PATH = re.compile(r"^[a-z0-9_-]+(?:/[a-z0-9_-]+)*\.(?:html|json|css|js)$")
 DIMENSION_KEYS = ("purpose", "usage_guidelines", "behavior", "parameters", "conciseness", "completeness")
 
 
@@ -188,6 +189,8 @@ def test_same_input_renders_byte_identical_site() -> None:
 def test_site_has_index_server_and_tool_pages_with_json_beside_them() -> None:
     files = render_site([make_server("memory")])
     assert set(files) == {
+        "assets/site.css",
+        "assets/site.js",
         "index.html",
         "index.json",
         "servers/memory/index.html",
@@ -374,8 +377,8 @@ def test_hostile_strings_are_escaped_and_never_become_links_or_scripts() -> None
     assert "\u202egnp.exe" in server_page.decode()
 
 
-def test_csp_allows_exactly_the_inline_style_and_script() -> None:
-    html = render_site([make_server()])["index.html"].decode()
+def test_csp_allows_exactly_the_inline_style_and_script_of_a_report() -> None:
+    html = render_server_report(make_server())
     csp = unescape(re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', html).group(1))
     style = re.search(r"<style>(.*?)</style>", html, re.S).group(1)
     script = re.search(r"<script>(.*?)</script>", html, re.S).group(1)
@@ -385,12 +388,47 @@ def test_csp_allows_exactly_the_inline_style_and_script() -> None:
     assert "default-src 'none'" in csp
 
 
+def test_site_pages_link_the_one_stylesheet_and_script_and_allow_nothing_else() -> None:
+    files = render_site([make_server()])
+    assert files["assets/site.css"] == render("_site.css").encode()
+    assert files["assets/site.js"] == render("_site.js").encode()
+    pages = [path for path in files if path.endswith(".html")]
+    assert len(pages) > 2
+    for path in pages:
+        html = files[path].decode()
+        root = "../" * path.count("/")
+        csp = unescape(re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', html).group(1))
+        assert "default-src 'none'" in csp and "style-src 'self'; script-src 'self'" in csp, path
+        assert "<style" not in html and re.findall(r"<script[^>]*>", html) == [
+            f'<script src="{root}assets/site.js">'
+        ], path
+        assert f'<link rel="stylesheet" href="{root}assets/site.css">' in html, path
+
+
 def test_index_lists_each_server_with_tier_version_and_change_level() -> None:
     html = render_site([make_server("memory"), make_server("plain", overall=None)])["index.html"].decode()
     text = visible_text(html)
     assert "memory" in text and "plain" in text and "not scored" in text
     assert "breaking" in text and "1.1.2" in text
     assert "<svg" in html and "Servers by overall score" in html
+
+
+def test_a_quality_drop_is_its_own_level_on_the_index_and_the_server_page() -> None:
+    breaking = make_server("breaking")
+    dropped = make_server("dropped")
+    [change] = dropped.versions[-1]["changes"]
+    drop = {**change, "rule": "tool-quality-dropped", "level": "quality", "area": "quality"}
+    dropped.versions[-1]["changes"] = [drop, {**drop, "fingerprint": "0123456789ab"}]
+    files = render_site([breaking, dropped])
+    rows = {row["name"]: row for row in json.loads(files["index.json"])["servers"]}
+    assert (rows["dropped"]["change_level"], rows["breaking"]["change_level"]) == ("quality", "breaking")
+    # most severe first when the index sorts by its latest change: a break above a quality drop
+    assert rows["breaking"]["change_rank"] > rows["dropped"]["change_rank"] > 0
+    cell = f'<td class="optional" data-sort="{rows["dropped"]["change_rank"]}">'
+    assert cell + '<span class="level-quality">quality' in files["index.html"].decode()
+    page = files["servers/dropped/index.html"].decode()
+    assert '<span class="level-quality">2 quality drops</span>' in page
+    assert '<strong class="level-quality">quality</strong>' in page and 'class="level-breaking"' not in page
 
 
 def test_score_chart_bins_overall_scores_by_half_points() -> None:

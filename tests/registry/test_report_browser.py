@@ -279,20 +279,91 @@ def test_a_visitor_filters_the_index_and_opens_a_server_and_a_tool(browser, peer
     page.close()
 
 
+PHONE = {"width": 390, "height": 844}
+# How far the document reaches past the phone's own width. With is_mobile a page wider than the
+# viewport widens the layout viewport (innerWidth) to fit, so that is not what it is compared with.
+_PAST_THE_PHONE = "(width) => document.documentElement.scrollWidth - width"
+
+
 def test_pages_fit_a_phone_and_follow_the_dark_scheme(browser, peer_site) -> None:
-    options = {"viewport": {"width": 375, "height": 740}, "color_scheme": "dark", "is_mobile": True}
+    options = {"viewport": PHONE, "color_scheme": "dark", "is_mobile": True}
     for relative, name in (
         ("index.html", "phone-dark-index"),
         ("servers/memory/index.html", "phone-dark-server"),
     ):
         page, problems = open_page(browser, peer_site / relative, **options)
-        overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
-        assert overflow <= 1, (relative, overflow)
         background = page.evaluate("() => getComputedStyle(document.body).backgroundColor")
         assert background == "rgb(17, 20, 24)"
         shot(page, name)
         assert problems == []
         page.close()
+    # Every page, the tool pages with their schema tables too, fits the phone's width.
+    tab = Tab(browser, **options)
+    for path in sorted(peer_site.rglob("*.html")):
+        page = tab.open(path)
+        assert page.evaluate(_PAST_THE_PHONE, PHONE["width"]) <= 0, path.relative_to(peer_site)
+        assert tab.problems == []
+    tab.page.close()
+
+
+def test_on_a_phone_a_wide_table_is_stacked_each_value_after_its_column_name(browser, peer_site) -> None:
+    page, problems = open_page(browser, peer_site / "index.html", viewport=PHONE, is_mobile=True)
+    memory = page.locator("table.memory tbody tr").first
+    memory.scroll_into_view_if_needed()
+    page.locator("table.memory").screenshot(path=str(ARTIFACTS / "phone-memory-servers.png"))
+    assert page.locator("table.memory thead").bounding_box()["height"] <= 1  # read, not shown
+    cells = memory.locator("td:visible")
+    assert cells.count() >= 10
+    for index in range(cells.count()):
+        box = cells.nth(index).bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], index
+    label = page.evaluate(
+        "(cell) => getComputedStyle(cell, '::before').content", cells.nth(1).element_handle()
+    )
+    assert label == '"Checks passed "' and "not probed" in cells.nth(1).inner_text()
+    tool = peer_site / "servers" / "memory" / "tools" / "add_observations.html"
+    page.goto(tool.as_uri())
+    rows = page.locator("table.stack").first.locator("tbody tr")
+    top, nested = (rows.nth(index).locator("th").bounding_box() for index in (0, 1))
+    assert nested["x"] > top["x"]  # a nested property is indented under its parent
+    page.locator("table.stack").first.screenshot(path=str(ARTIFACTS / "phone-tool-schema.png"))
+    assert problems == []
+    page.close()
+
+
+def test_a_probed_memory_servers_profile_tables_fit_a_phone(browser, tmp_path) -> None:
+    url = f"sqlite:///{tmp_path / 'registry.sqlite'}"
+    mcpdex(
+        "probe",
+        "--save",
+        "--allow-writes",
+        "--registry",
+        url,
+        "--name",
+        "notes",
+        "--timeout",
+        "120",
+        "--",
+        *MCPDEX,
+        "memory",
+        "--db",
+        str(tmp_path / "scratch.db"),
+    )
+    mcpdex("report", "--out", str(tmp_path / "site"), "--registry", url)
+    page, problems = open_page(
+        browser, tmp_path / "site" / "servers" / "notes" / "index.html", viewport=PHONE, is_mobile=True
+    )
+    assert page.evaluate(_PAST_THE_PHONE, PHONE["width"]) <= 0
+    for label in ("Memory features against the official server", "Token cost of each read form"):
+        table = page.locator(f"table[aria-label='{label}']")
+        table.scroll_into_view_if_needed()
+        box = table.bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], label
+    page.locator("#memory-profile table.stack").first.screenshot(
+        path=str(ARTIFACTS / "phone-memory-profile.png")
+    )
+    assert problems == []
+    page.close()
 
 
 def test_the_single_server_report_works_from_file_without_network(browser, peer_site, tmp_path) -> None:
@@ -426,10 +497,15 @@ def test_the_index_wraps_names_at_separators_and_aligns_numbers_under_their_head
 
 
 def test_on_a_phone_the_key_columns_fit_and_the_rest_shows_under_the_name(browser, scan_site) -> None:
-    options = {"viewport": {"width": 375, "height": 740}, "is_mobile": True}
-    for relative, table, name in (
-        ("index.html", "table.servers", "scan-index-phone"),
-        ("servers/com.example/notes/index.html", "table.tools", "scan-server-phone"),
+    options = {"viewport": PHONE, "is_mobile": True}
+    for relative, table, keys, name in (
+        ("index.html", "table.servers", ["Server", "Tools", "Tier"], "scan-index-phone"),
+        (
+            "servers/com.example/notes/index.html",
+            "table.tools",
+            ["Tool", "Description", "TDQS"],
+            "scan-server-phone",
+        ),
     ):
         path = scan_site / relative
         if not path.exists():  # the slug of a name with a slash
@@ -437,11 +513,17 @@ def test_on_a_phone_the_key_columns_fit_and_the_rest_shows_under_the_name(browse
         page, problems = open_page(browser, path, **options)
         page.locator(table).scroll_into_view_if_needed()
         shot(page, name)
+        assert page.evaluate(_PAST_THE_PHONE, PHONE["width"]) <= 0, relative
         extra = page.evaluate(
             "(t) => t.parentElement.scrollWidth - t.parentElement.clientWidth",
             page.locator(table).element_handle(),
         )
         assert extra <= 1, (relative, extra)
+        headers = page.locator(f"{table} thead th:visible")
+        assert headers.all_inner_texts() == keys, relative
+        for index in range(headers.count()):
+            box = headers.nth(index).bounding_box()
+            assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], (relative, keys[index])
         if table == "table.servers":
             details = page.locator("table.servers tbody th .phone-only").first
             assert (

@@ -14,6 +14,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from registry.core.snapshot import compute_digest
+from registry.core.templating import render
 from registry.storage.client import RegistryClient
 from registry.storage.records import Recorded, SubmissionKey
 from registry.storage.store import open_store
@@ -616,6 +617,16 @@ def test_pages_render_the_registry_and_escape_server_text(client, secrets) -> No
     assert tool.status_code == 200 and "<img src=x" not in tool.text and "&lt;img src=x" in tool.text
     assert client.get(folder, headers={"If-None-Match": page.headers["etag"]}).status_code == 304
     assert client.get("/servers/no-such-server/").status_code == 404
+    # The stylesheet and script every page links to, each with the type a browser applies it by.
+    for asset, media_type, template in (
+        ("site.css", "text/css", "_site.css"),
+        ("site.js", "text/javascript", "_site.js"),
+    ):
+        assert f"../../assets/{asset}" in page.text
+        served = client.get(f"/assets/{asset}")
+        assert served.status_code == 200 and served.headers["content-type"].startswith(media_type)
+        assert served.text == render(template)
+    assert client.get("/assets/other.css").status_code == 404
 
 
 def test_pages_follow_new_submissions(client, secrets) -> None:
