@@ -8,12 +8,14 @@ it, the mapping on readings made by sentence models that had not seen the readin
 Printed per dimension: how many tools carry a published score, exact and within-±1 agreement,
 Spearman's ρ and the mean bias (ours minus theirs), beside description length's ρ on the same tools
 (ranked and mapped onto the published distribution: its bias is about 0 by construction). Then per
-codebook label: the sentence model's precision, recall and F1 on the held-out folds, and micro-F1.
+codebook label: the sentence model's precision, recall and F1 on the held-out folds, and micro-F1; and
+the learning curve: micro-F1 with each fold's model trained on a quarter, a half, three quarters and
+all of the other folds' labelled server groups.
 
     .venv/bin/python bench/calibration.py [--shared PATH] [--snapshots PATH] [--update-docs]
 
 The project's own labels are read from the label sources' snapshots (scripts/fetch-label-sources). It
-refits the models 36 times: about three minutes on a quiet machine of two cores.
+refits the models 56 times: about four minutes on a quiet machine of two cores.
 """
 
 from __future__ import annotations
@@ -39,6 +41,21 @@ def label_table(figures: dict) -> str:
             f"| {label} | {row['n']:.0f} | {row['precision']:.2f} | {row['recall']:.2f} | {row['f1']:.2f} |"
         )
     rows.append(f"| micro | {figures['n']} units | | | {figures['micro_f1']:.3f} |")
+    return "\n".join(rows) + "\n"
+
+
+# The shares of the labelled server groups the learning curve trains each fold on.
+CURVE_PARTS = (0.25, 0.5, 0.75, 1.0)
+
+
+def curve_table(corpus: training.Corpus) -> str:
+    """Micro-F1 on the held-out folds with each fold's model trained on a share of the other folds'
+    labelled server groups: how much more labelled data of this kind would move the sentence model."""
+    rows = ["| share of the labelled groups | training units (mean) | micro-F1 |", "|---|---|---|"]
+    for part in CURVE_PARTS:
+        sizes = [len(corpus.without(fold).share(part).examples) for fold in range(training.FOLDS)]
+        figures = training.cross_validated_labels(corpus, part)
+        rows.append(f"| {part:.0%} | {sum(sizes) / len(sizes):,.0f} | {figures['micro_f1']:.3f} |")
     return "\n".join(rows) + "\n"
 
 
@@ -95,6 +112,7 @@ def main() -> None:
     tables = {
         "dimensions": markdown(training.cross_validated_dimensions(corpus + own, tools)),
         "labels": label_table(training.cross_validated_labels(corpus + own)),
+        "curve": curve_table(corpus + own),
     }
     for name, text in tables.items():
         print(f"{name}:\n{text}")

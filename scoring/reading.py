@@ -105,13 +105,14 @@ _NEGATION = frozenset(
     ["not", "never", "no", "cannot", "can't", "don't", "doesn't", "won't", "without", "nor"]
 )
 # What makes a unit specific to its tool, whatever the model says: a value (a number, a quoted or code
-# value, a URL), a tool's or other identifier's name, a word of the tool's own name that names its object
-# (in a purpose sentence only: elsewhere "many tasks" of a task tool says nothing), a list
-# of three or more named things, or a word that is rare both in English (wordfreq's Zipf scale: below 4,
-# about once in 100,000 words) and across tool descriptions (in fewer than 2 in 100 of them, 1 for a word
-# found once in a million words of English), and names a thing rather than a quality ("versatile",
-# "seamlessly", "functionality" name nothing). Content-free wording is made of everyday words, so it is
-# never read as specific however the model reads it.
+# value, a URL, a parameter set to a value, choices joined by slashes, a structure naming its fields), a
+# tool's or other identifier's name, a word of the tool's own name that names its object (in a purpose
+# sentence only: elsewhere "many tasks" of a task tool says nothing), a list of three or more named
+# things, or a word that is rare both in English (wordfreq's Zipf scale: below 4, about once in 100,000
+# words) and across tool descriptions (in fewer than 2 in 100 of them, 1 for a word found once in a
+# million words of English), and names a thing rather than a quality ("versatile", "seamlessly",
+# "functionality" name nothing). Content-free wording is made of everyday words, so it is never read as
+# specific however the model reads it.
 RARE_ZIPF = 4.0
 RARE_SHARE = 0.02
 # Labels a plain-worded sentence earns when it speaks of the tool's own object (_discloses_of_own_object).
@@ -145,7 +146,9 @@ COMMON_SHARE = 0.01  # the shares the model keeps: the words of at least one des
 _WORDS = re.compile(r"[A-Za-z][a-z]+")
 _QUOTED = re.compile(r"\"[^\"\n]{1,40}\"|(?<![A-Za-z])'[^'\s][^'\n]{0,38}'(?![A-Za-z])")
 # Three or more short named things in a row ("the number, title, state and URL") are specific content.
-_ENUMERATION = re.compile(r"\b\w+(?: \w+)?, \w+(?: \w+)?,? (?:and|or) \w+")
+_ENUMERATION = re.compile(r"\b\w+(?: \w+){0,2}, \w+(?: \w+){0,2},? (?:and|or) \w+")
+# A structure that names its fields ("{ source, score, text }", "[r, g, b]", "{ tables: [...] }").
+_FIELD_STRUCTURE = re.compile(r"[{\[]\s*[A-Za-z_]\w*\s*[,:]")
 _CODE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[_.][A-Za-z0-9]+)+|[a-z]+[A-Z][A-Za-z0-9]*")
 # How many words of a unit's heading or of the unit before it are features of it.
 _CONTEXT_WORDS = 4
@@ -275,6 +278,8 @@ def _tokens(text: str, context: ToolContext) -> tuple[list[str], dict[str, int]]
         counts["evidence"] += 1
     if "," in text and any(_names_things(match.group(0)) for match in _ENUMERATION.finditer(text)):
         counts["evidence"] += 1
+    if ("{" in text or "[" in text) and _FIELD_STRUCTURE.search(text):
+        counts["evidence"] += 1
     for raw in _TOKEN.findall(text):
         first = raw[0]
         if first == "`":
@@ -317,6 +322,10 @@ def _tokens(text: str, context: ToolContext) -> tuple[list[str], dict[str, int]]
             tokens.append("<tool>")
             counts["tool"] += 1
             counts["evidence"] += 1
+        elif raw.count("/") >= 2 and not raw.startswith(("/", ".")):  # "ok/warn/block", "archive/year/x"
+            tokens.append("<ident>")
+            counts["ident"] += 1
+            counts["evidence"] += 1
         elif is_identifier(raw):
             tokens.append("<ident>")
             counts["ident"] += 1
@@ -329,6 +338,12 @@ def _tokens(text: str, context: ToolContext) -> tuple[list[str], dict[str, int]]
             tokens.append(_word_form(raw))
             counts["own"] += _own_object(lowered, context)
             counts["evidence"] += _specific_word(lowered, context)
+    # A parameter given a value ("dry_run=true", "mode=append") states a default or a choice.
+    counts["evidence"] += sum(
+        1
+        for first, sign, value in zip(tokens, tokens[1:], tokens[2:], strict=False)
+        if first == "<param>" and sign == "=" and (value[0].isalnum() or value[0] in "<\"'")
+    )
     return tokens, counts
 
 

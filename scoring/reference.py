@@ -173,8 +173,10 @@ WHAT_STAYS = [
     "which a label alone cannot do (it says a sentence speaks of side effects, not which way).",
     "The verbs by kind of action (`scoring/words.py`): the lifecycle of the server roll-up, the state a "
     "tool changes and the contradiction of readOnlyHint are read from tool names, which have no sentences.",
-    "The specificity rule (`scoring/reading.py`): a sentence counts as specific only when it holds a value, "
-    "a name, a word rare in English and in tool descriptions, or, opening the description as its purpose, "
+    "The specificity rule (`scoring/reading.py`): a sentence counts as specific only when it holds a value "
+    "(a number, a quoted or code value, a URL, a parameter set to a value, choices joined by slashes, a "
+    "structure that names its fields), a list of named things, a name, a word rare in English and "
+    "in tool descriptions, or, opening the description as its purpose, "
     "a word that names an object, or, later, is a disclosure the model is sure of (when to call it, what "
     "it returns, changes, needs, bounds or how it fails) that names the tool's "
     "own object (a word of its name, neither a parameter nor one of the words for a tool definition's own "

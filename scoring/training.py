@@ -78,6 +78,11 @@ def group_of(server: str) -> str:
     return server.split("/", 1)[0].lower()
 
 
+def group_share(server: str) -> float:
+    """Where a server's group falls in [0, 1), by a hash independent of its fold's."""
+    return int.from_bytes(hashlib.sha256(f"share:{group_of(server)}".encode()).digest()[:4], "big") / 2**32
+
+
 def fold_of(server: str) -> int:
     """The fold of a server's tools: a fixed hash of its group, the same on every run."""
     return hashlib.sha256(group_of(server).encode()).digest()[0] % FOLDS
@@ -132,6 +137,11 @@ class Corpus:
             [e for e in self.examples if not any(e.in_fold(f) for f in folds)],
             [t for t in self.texts if not any(t.in_fold(f) for f in folds)],
         )
+
+    def share(self, part: float) -> Corpus:
+        """The labelled units of about ``part`` of the server groups, chosen by a hash of the group (the
+        same groups every run, and a smaller part's groups within a larger one's); every text is kept."""
+        return Corpus([e for e in self.examples if group_share(e.server) < part], self.texts)
 
     def __add__(self, other: Corpus) -> Corpus:
         return Corpus(self.examples + other.examples, self.texts + other.texts)
@@ -364,12 +374,13 @@ def label_figures(
     return {"micro_f1": micro, "labels": per_label, "specific_accuracy": specific, "n": len(examples)}
 
 
-def cross_validated_labels(corpus: Corpus) -> dict[str, Any]:
-    """The sentence model's figures on each fold, fitted without it."""
+def cross_validated_labels(corpus: Corpus, part: float = 1.0) -> dict[str, Any]:
+    """The sentence model's figures on each fold, fitted without it (on ``part`` of the other folds'
+    server groups, for a learning curve)."""
     examples = corpus.examples
     predicted: list[tuple[Sequence[str], bool] | None] = [None] * len(examples)
     for fold in range(FOLDS):
-        model = fit_sentence_model(corpus.without(fold))
+        model = fit_sentence_model(corpus.without(fold).share(part))
         for position, example in enumerate(examples):
             if example.in_fold(fold):
                 predicted[position] = model.classify(example.features(model.common))

@@ -207,3 +207,20 @@ def test_scores_and_sentences_are_in_the_json_scorecard() -> None:
         assert set(entry) >= {"start", "end", "text", "labels", "specific"}
     assert "purpose" in card["sentences"][0]["labels"] and "returns" in card["sentences"][1]["labels"]
     assert set(scores_of(card)) == set(card["dimensions"])
+
+
+def test_a_value_given_as_a_structure_a_setting_or_choices_is_specific() -> None:
+    # Plain words around it, on a tool whose name names no object: the value is what makes it specific.
+    params = {
+        "query": {"type": "string", "description": "Words to look for."},
+        "dry_run": {"type": "boolean", "description": "Only report what would change."},
+    }
+    for sentence in (
+        "Returns ranked { source, score, text } passages.",
+        "By default dry_run=true.",
+        "Each answer carries a verdict of ok/warn/block.",
+        "Shows subscription credits, purchased credit packs, and total available credits.",
+    ):
+        card = score_tool(make_tool("lookup", f"Look up passages for a question. {sentence}", params))
+        read = {entry["text"]: entry for entry in card["sentences"]}
+        assert read[sentence]["specific"], (sentence, read[sentence])
