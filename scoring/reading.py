@@ -339,11 +339,12 @@ def _tokens(text: str, context: ToolContext) -> tuple[list[str], dict[str, int]]
             counts["own"] += _own_object(lowered, context)
             counts["evidence"] += _specific_word(lowered, context)
     # A parameter given a value ("dry_run=true", "mode=append") states a default or a choice.
-    counts["evidence"] += sum(
-        1
-        for first, sign, value in zip(tokens, tokens[1:], tokens[2:], strict=False)
-        if first == "<param>" and sign == "=" and (value[0].isalnum() or value[0] in "<\"'")
-    )
+    if "=" in text:
+        counts["evidence"] += sum(
+            1
+            for first, sign, value in zip(tokens, tokens[1:], tokens[2:], strict=False)
+            if first == "<param>" and sign == "=" and (value[0].isalnum() or value[0] in "<\"'")
+        )
     return tokens, counts
 
 
